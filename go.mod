@@ -1,0 +1,3 @@
+module github.com/oomdoc/oomdoc
+
+go 1.26

@@ -1,0 +1,249 @@
+package parser
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Patterns for log-wide context (research/formats.md §6, peers.md §11).
+var (
+	// pip freeze / conda list / collect_env / transformers-cli env / banners
+	reVersionPin = regexp.MustCompile(`(?:^|[\s(,'"])(torch|transformers|vllm|accelerate|bitsandbytes|diffusers|jax|jaxlib|tensorflow|peft|deepspeed|trl|numpy|flash[-_]attn|xformers|mlx|mlx-vlm|sglang)\s*==\s*v?(\d+\.\d+(?:\.\d+)?[\w.+-]*)`)
+	reVersionSay = regexp.MustCompile("(?i)(?:^|[\\s`\\-*])(pytorch|torch|transformers|vllm|accelerate|bitsandbytes|diffusers|jax|jaxlib|tensorflow|python|cuda)`?\\s+version\\s*[:=]?\\s*v?(\\d+\\.\\d+(?:\\.\\d+)?[\\w.+-]*)")
+	reVLLMBanner = regexp.MustCompile(`Initializing an? (?:V1 )?LLM engine \(v(\d+\.\d+[\w.+-]*)\)`)
+	rePythonPath = regexp.MustCompile(`/python(3\.\d+)/(?:site|dist)-packages/`)
+	// model ids
+	reHFCache    = regexp.MustCompile(`models--([\w.\-]+)--([\w.\-]+)`)
+	reRemoteCode = regexp.MustCompile(`transformers_modules[/\\]([\w.\-]+)[/\\]([\w.\-]+)[/\\]`)
+	reFromPre    = regexp.MustCompile(`from_pretrained\(\s*(?:[\w.]+\s*=\s*)?["']([\w.\-]+/[\w.\-]+)["']`)
+	reModelFlag  = regexp.MustCompile(`(?:--model(?:[-_]name(?:[-_]or[-_]path)?|[-_]id|[-_]path)?[= ]|\bmodel(?:_id|_name(?:_or_path)?|_path)?\s*[=:]\s*["']|vllm serve )([\w.\-]+/[\w.\-]+(?:/[\w.\-]+)*)`)
+	reServe      = regexp.MustCompile(`(?:vllm serve|--model[= ])\s*(/\S+)`)
+	reAllocConf  = regexp.MustCompile(`\b(PYTORCH_(?:CUDA_|HIP_)?ALLOC_CONF)\s*[=:]\s*["']?([\w:.,\[\]>]+)`)
+	reEpoch      = regexp.MustCompile(`(?i)\bepoch[\s:=\[]*(\d+)`)
+	reStep       = regexp.MustCompile(`(?i)\b(?:global[_ ])?(?:step|iter(?:ation)?)s?[\s:=\[#]*(\d+)`)
+	reTqdm       = regexp.MustCompile(`\|\s*(\d+)/(\d+) \[`)
+	reSmiMemory  = regexp.MustCompile(`(\d+)MiB\s*/\s*(\d+)MiB`)
+	reSmiGPU     = regexp.MustCompile(`^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|`)
+	reSmiProc    = regexp.MustCompile(`^\|\s+(\d+)\s+(?:\S+\s+\S+\s+)?(\d+)\s+(C\+G|C|G)\s+(.*?)\s+(\d+|N/A)(?:MiB)?\s*\|`)
+	reSetting    = regexp.MustCompile(`(?:^|[\s(,{"'-])(max_pixels|min_pixels|batch_size|per_device_train_batch_size|per_device_eval_batch_size|train_batch_size|eval_batch_size|max_new_tokens|max_length|max_seq_length|max_model_len|max-model-len|max_num_seqs|max-num-seqs|gpu_memory_utilization|gpu-memory-utilization|enable_thinking|thinking_budget|torch_dtype|dtype|load_in_4bit|load_in_8bit|attn_implementation|output_attentions|device_map|gradient_checkpointing|num_workers|num_beams|hd_num|cache_implementation|low_cpu_mem_usage|use_cache|image_size|resolution|height|width|max_split_size_mb|expandable_segments|num_logits_to_keep|logits_to_keep)["']?\s*[=:]\s*["']?([^,)\s"'}]+)`)
+)
+
+// noticeCues name non-fatal lines worth remembering: each is context a rule
+// or the won't-help list uses, never a failure.
+var noticeCues = []struct{ id, text string }{
+	{"nonfatal-oom-retry", "memory allocation failed with OOM"},
+	{"triton-out-of-resources", "out of resource: shared memory"},
+	{"triton-out-of-resources", "OutOfResources"},
+	{"tf-bfc-nonfatal", "freed_by_count"},
+	{"xla-rematerialization", "by rematerialization"},
+	{"offloaded-to-cpu", "offloaded to the cpu"},
+	{"offloaded-to-disk", "offloaded to the disk"},
+	{"bnb-dispatched-to-cpu", "Some modules are dispatched on the CPU or the disk"},
+	{"use-fast-warning", "use_fast"},
+	{"pad-token-id-warning", "Setting `pad_token_id` to `eos_token_id`"},
+	{"torch-dtype-deprecated", "`torch_dtype` is deprecated"},
+	{"eager-attention-fallback", "Falling back to the manual attention implementation"},
+	{"eager-attention-fallback", "does not support `output_attentions=True`"},
+	{"gradient-checkpointing-active", "is incompatible with gradient checkpointing"},
+	{"expandable-segments-unsupported", "expandable_segments not supported"},
+	{"alloc-conf-deprecated", "PYTORCH_CUDA_ALLOC_CONF is deprecated"},
+	{"checkpoint-shards", "Loading checkpoint shards"},
+	{"thinking", "thinking"},
+	{"image-input", "processing image"},
+	{"image-input", "encode_image"},
+	{"image-input", "image slice encoded"},
+	{"vae", "vae.decode"},
+	{"vae", "vae: "},
+	{"vae", "vae_decode"},
+	{"vae", "VAEDecode"},
+	{"vae", "VAE decode"},
+	{"vae", "AutoencoderKL"},
+	{"vae", "decode_first_stage"},
+	{"eval-loop", "Running Evaluation"},
+	{"eval-loop", "***** Running Evaluation"},
+	{"cuda-graph-capture", "Capturing CUDA graph"},
+	{"cuda-graph-capture", "capturing cudagraph"},
+	{"cpu-offload", "cpu_offload"},
+	{"no-grad", "torch.no_grad"},
+	{"no-grad", "inference_mode"},
+	{"jupyter", "ipykernel"},
+}
+
+// contextScanner collects Context facts line by line.
+type contextScanner struct {
+	ctx       *Context
+	seen      map[string]bool
+	smiIndex  *int
+	inSummary bool
+}
+
+func newContextScanner(ctx *Context) *contextScanner {
+	return &contextScanner{ctx: ctx, seen: map[string]bool{}}
+}
+
+// maxContextFacts bounds each Context list so that a hostile log of repeated
+// facts cannot grow memory.
+const maxContextFacts = 64
+
+func (c *contextScanner) once(key string) bool {
+	if c.seen[key] || len(c.seen) > 16*maxContextFacts {
+		return false
+	}
+	c.seen[key] = true
+	return true
+}
+
+// scan records the facts on one line (prefix already stripped).
+func (c *contextScanner) scan(text string, no int) {
+	if len(text) > 4096 {
+		text = text[:4096]
+	}
+	trim := strings.TrimSpace(text)
+	if strings.HasPrefix(trim, "|") {
+		c.scanTable(trim, no)
+	} else {
+		c.inSummary = false
+	}
+	for _, m := range reVersionPin.FindAllStringSubmatch(text, 8) {
+		c.addVersion(m[1], m[2], no)
+	}
+	for _, m := range reVersionSay.FindAllStringSubmatch(text, 4) {
+		c.addVersion(m[1], m[2], no)
+	}
+	if m := reVLLMBanner.FindStringSubmatch(text); m != nil {
+		c.addVersion("vllm", m[1], no)
+	}
+	if m := rePythonPath.FindStringSubmatch(text); m != nil {
+		c.addVersion("python", m[1], no)
+	}
+	if strings.Contains(text, "models--") {
+		for _, m := range reHFCache.FindAllStringSubmatch(text, 4) {
+			c.addModel(m[1]+"/"+m[2], "hf-cache", no)
+		}
+	}
+	if strings.Contains(text, "transformers_modules") {
+		for _, m := range reRemoteCode.FindAllStringSubmatch(text, 4) {
+			c.addModel(remoteCodeID(m[1], m[2]), "remote-code", no)
+		}
+	}
+	if strings.Contains(text, "from_pretrained") {
+		for _, m := range reFromPre.FindAllStringSubmatch(text, 4) {
+			c.addModel(m[1], "from_pretrained", no)
+		}
+	}
+	if strings.Contains(text, "model") || strings.Contains(text, "serve") {
+		for _, m := range reModelFlag.FindAllStringSubmatch(text, 4) {
+			c.addModel(m[1], "command", no)
+		}
+	}
+	if m := reServe.FindStringSubmatch(text); m != nil {
+		parts := strings.Split(strings.TrimRight(m[1], "/"), "/")
+		c.addModel(parts[len(parts)-1], "path", no)
+	}
+	if strings.Contains(text, "ALLOC_CONF") && !strings.Contains(text, "If reserved") && !strings.Contains(text, "to avoid fragmentation") && !strings.Contains(text, "is deprecated") {
+		for _, m := range reAllocConf.FindAllStringSubmatch(text, 2) {
+			if c.once("alloc:"+m[1]+m[2]) && len(c.ctx.AllocConf) < maxContextFacts {
+				c.ctx.AllocConf = append(c.ctx.AllocConf, Setting{Name: m[1], Value: m[2], Line: no})
+			}
+		}
+	}
+	if strings.ContainsAny(text, "=:") {
+		for _, m := range reSetting.FindAllStringSubmatch(text, 8) {
+			name := strings.ReplaceAll(m[1], "-", "_")
+			if m[2] == m[1] || m[2] == name {
+				continue // "dtype=dtype": a variable passed through, not a value
+			}
+			if c.once("set:"+name+"="+m[2]) && len(c.ctx.Settings) < maxContextFacts {
+				c.ctx.Settings = append(c.ctx.Settings, Setting{Name: name, Value: m[2], Line: no})
+			}
+		}
+	}
+	for _, cue := range noticeCues {
+		if strings.Contains(text, cue.text) && c.once("notice:"+cue.id) && len(c.ctx.Notices) < maxContextFacts {
+			c.ctx.Notices = append(c.ctx.Notices, Notice{ID: cue.id, Line: no, Text: clip(trim, 300)})
+		}
+	}
+}
+
+func (c *contextScanner) scanTable(trim string, no int) {
+	if strings.Contains(trim, "memory summary") || (c.inSummary && len(c.ctx.MemSummary) < maxContextFacts) {
+		c.inSummary = true
+		c.ctx.MemSummary = append(c.ctx.MemSummary, Span{Line: no, Text: clip(trim, 200)})
+		return
+	}
+	if m := reSmiGPU.FindStringSubmatch(trim); m != nil && !strings.Contains(trim, "MiB") {
+		c.smiIndex = intp(m[1])
+		if len(c.ctx.GPUs) < maxContextFacts {
+			c.ctx.GPUs = append(c.ctx.GPUs, GPU{Index: c.smiIndex, Name: strings.TrimSpace(m[2]), Line: no})
+		}
+		return
+	}
+	if m := reSmiMemory.FindStringSubmatch(trim); m != nil && len(c.ctx.GPUs) > 0 {
+		g := &c.ctx.GPUs[len(c.ctx.GPUs)-1]
+		if g.TotalBytes == nil {
+			g.UsedBytes, g.TotalBytes = sizeOf(m[1]+"MiB"), sizeOf(m[2]+"MiB")
+		}
+		return
+	}
+	if m := reSmiProc.FindStringSubmatch(trim); m != nil && len(c.ctx.GPUProcs) < maxContextFacts {
+		pid := int64p(m[2])
+		if pid == nil {
+			return
+		}
+		c.ctx.GPUProcs = append(c.ctx.GPUProcs, GPUProcess{GPU: intp(m[1]), PID: *pid, Type: m[3], Name: strings.TrimSpace(m[4]), Bytes: sizeOf(m[5] + "MiB"), Line: no})
+	}
+}
+
+func (c *contextScanner) addVersion(name, v string, no int) {
+	name = strings.ToLower(strings.ReplaceAll(name, "_", "-"))
+	if name == "pytorch" {
+		name = "torch"
+	}
+	v = strings.TrimRight(v, ".,;:)")
+	if c.once("ver:"+name+"="+v) && len(c.ctx.Versions) < maxContextFacts {
+		c.ctx.Versions = append(c.ctx.Versions, Version{Name: name, Version: v, Line: no})
+	}
+}
+
+func (c *contextScanner) addModel(id, how string, no int) {
+	if c.once("model:"+strings.ToLower(id)) && len(c.ctx.Models) < maxContextFacts {
+		c.ctx.Models = append(c.ctx.Models, ModelRef{ID: id, How: how, Line: no})
+	}
+}
+
+// remoteCodeID turns transformers' dynamic-module path back into a model id:
+// "AIDC-AI/Ovis2_dot_5-2B" → "AIDC-AI/Ovis2.5-2B"; a commit-hash second part
+// means the first is the bare model name.
+func remoteCodeID(a, b string) string {
+	unmangle := func(s string) string {
+		return strings.NewReplacer("_dot_", ".", "_hyphen_", "-").Replace(s)
+	}
+	if len(b) >= 32 && strings.Trim(b, "0123456789abcdef") == "" {
+		return unmangle(a)
+	}
+	return unmangle(a) + "/" + unmangle(b)
+}
+
+// progressIn reads an epoch or step counter from a line.
+func progressIn(text string) (epoch, step *int64) {
+	if m := reEpoch.FindStringSubmatch(text); m != nil {
+		epoch = int64p(m[1])
+	}
+	if m := reStep.FindStringSubmatch(text); m != nil {
+		step = int64p(m[1])
+	} else if m := reTqdm.FindStringSubmatch(text); m != nil {
+		step = int64p(m[1])
+	}
+	return epoch, step
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,136 @@
+package parser
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// label is the part of a corpus label file (fixtures/corpus/*.json) that
+// the parser answers for.
+type label struct {
+	Source string `json:"source"`
+	Truth  struct {
+		Requested        *string `json:"requested_bytes_text"`
+		Total            *string `json:"total_capacity_text"`
+		Free             *string `json:"free_text"`
+		GPUIndex         *int    `json:"gpu_index"`
+		ProcessInUse     *string `json:"process_in_use_text"`
+		AllocatedPyTorch *string `json:"allocated_by_pytorch_text"`
+		ReservedUnalloc  *string `json:"reserved_unallocated_text"`
+		AlreadyAllocated *string `json:"already_allocated_text"`
+		ReservedTotal    *string `json:"reserved_total_text"`
+		DeviceKind       string  `json:"device_kind"`
+	} `json:"truth"`
+}
+
+// TestCorpusTruth checks every labelled real log: at least one event is
+// found, and every figure the label records matches the first event
+// exactly (bytes converted from the label's printed text), including the
+// figures the label says are absent (null).
+func TestCorpusTruth(t *testing.T) {
+	labels, _ := filepath.Glob(filepath.Join("..", "fixtures", "corpus", "*.json"))
+	if len(labels) == 0 {
+		t.Fatal("no labelled corpus under fixtures/corpus")
+	}
+	for _, lf := range labels {
+		id := strings.TrimSuffix(filepath.Base(lf), ".json")
+		t.Run(id, func(t *testing.T) {
+			var lb label
+			data, err := os.ReadFile(lf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(data, &lb); err != nil {
+				t.Fatalf("decode %s: %v", lf, err)
+			}
+			if lb.Source == "" {
+				t.Errorf("label has no source URL")
+			}
+			res := parseFile(t, strings.TrimSuffix(lf, ".json")+".log")
+			if len(res.Events) == 0 {
+				t.Fatalf("no event found")
+			}
+			ev := res.Events[0]
+			tr := lb.Truth
+			check := func(field string, want *string, got *int64) {
+				t.Helper()
+				if want == nil {
+					if got != nil {
+						t.Errorf("%s: got %d, label says the log does not print it", field, *got)
+					}
+					return
+				}
+				w, ok := ParseSize(*want)
+				if !ok {
+					t.Fatalf("%s: label text %q is not a size", field, *want)
+				}
+				if got == nil || *got != w {
+					t.Errorf("%s: got %s, want %d (%q)", field, show(got), w, *want)
+				}
+			}
+			check("requested_bytes", tr.Requested, ev.RequestedBytes)
+			check("total_bytes", tr.Total, ev.TotalBytes)
+			check("free_bytes", tr.Free, ev.FreeBytes)
+			check("process_in_use_bytes", tr.ProcessInUse, ev.ProcessInUseBytes)
+			allocated := tr.AllocatedPyTorch
+			if allocated == nil {
+				allocated = tr.AlreadyAllocated
+			}
+			check("allocated_bytes", allocated, ev.AllocatedBytes)
+			check("reserved_unallocated_bytes", tr.ReservedUnalloc,
+				onlyPrinted(ev.ReservedUnallocatedBytes, tr.ReservedTotal != nil))
+			check("reserved_bytes", tr.ReservedTotal, onlyPrinted(ev.ReservedBytes, tr.AllocatedPyTorch != nil))
+			var idx *int
+			if ev.Device != nil {
+				idx = ev.Device.Index
+			}
+			if (tr.GPUIndex == nil) != (idx == nil) || (idx != nil && *idx != *tr.GPUIndex) {
+				t.Errorf("gpu_index: got %v, want %v", showInt(idx), showInt(tr.GPUIndex))
+			}
+			if ev.Device != nil && ev.Device.Type != tr.DeviceKind && !(tr.DeviceKind == "rocm" && ev.Device.Type == "rocm") {
+				t.Errorf("device type: got %q, label says %q", ev.Device.Type, tr.DeviceKind)
+			}
+		})
+	}
+}
+
+// onlyPrinted hides a figure the parser derived rather than read (1.x
+// reserved − allocated, 2.x allocated + unallocated): the label records
+// only what the log prints, so a derived value is compared as absent.
+func onlyPrinted(v *int64, derived bool) *int64 {
+	if derived {
+		return nil
+	}
+	return v
+}
+
+func parseFile(t *testing.T, path string) *Result {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := Parse(f, filepath.Base(path))
+	if err != nil {
+		t.Fatalf("parse %s: %v", path, err)
+	}
+	return res
+}
+
+func show(p *int64) string {
+	if p == nil {
+		return "null"
+	}
+	return FormatSize(*p) + " (" + itoa(*p) + ")"
+}
+
+func showInt(p *int) string {
+	if p == nil {
+		return "null"
+	}
+	return itoa(int64(*p))
+}

@@ -1,0 +1,199 @@
+package parser
+
+// Event kinds, as listed in the shared spec (spec/culprits.md). Every Event
+// carries exactly one of them.
+const (
+	KindCUDA        = "cuda-oom"         // PyTorch CUDA caching allocator (all eras, cudaMallocAsync too)
+	KindHIP         = "hip-oom"          // the same allocator on ROCm
+	KindMPS         = "mps-oom"          // Apple GPU: PyTorch MPS allocator, MLX / Metal, ggml-metal
+	KindXPU         = "xpu-oom"          // Intel XPU / IPEX
+	KindCPU         = "cpu-alloc"        // PyTorch's DefaultCPUAllocator, NumPy's _ArrayMemoryError
+	KindCUDARuntime = "cuda-runtime-oom" // a device runtime allocation outside a framework allocator
+	KindCUBLAS      = "cublas-alloc"     // CUBLAS_STATUS_ALLOC_FAILED
+	KindCUDNN       = "cudnn-oom"        // cuDNN failures that are (often) memory
+	KindNCCL        = "nccl-oom"         // NCCL "Cuda failure 2 'out of memory'"
+	KindServing     = "serving-oom"      // vLLM and peers: memory-budget admission errors
+	KindXLA         = "xla-oom"          // JAX / XLA RESOURCE_EXHAUSTED
+	KindTF          = "tf-oom"           // TensorFlow ResourceExhaustedError / BFC allocator
+	KindHostKill    = "host-oom-kill"    // kernel OOM killer, SIGKILL, DataLoader worker killed, SLURM
+)
+
+// Phases of the program at the time of a failure (spec/culprits.md).
+const (
+	PhaseLoad      = "load"
+	PhaseForward   = "forward"
+	PhaseBackward  = "backward"
+	PhaseOptimizer = "optimizer-step"
+	PhaseGenerate  = "generate"
+	PhaseDecode    = "decode"
+	PhaseEval      = "eval"
+	PhaseData      = "data"
+	PhaseUnknown   = "unknown"
+)
+
+// A Result is everything read from one input: the memory failures in input
+// order and the log-wide context around them.
+type Result struct {
+	Input   string  // the name the input was given as ("crash.log", "-")
+	Lines   int     // physical lines read
+	Events  []Event // memory failures, in input order
+	Context Context // facts from the rest of the log
+	Dropped int     // failures found beyond MaxEvents and not kept
+}
+
+// An Event is one memory failure: what was asked for, what the device had,
+// who held it, and where the program was. Pointer fields are nil when the
+// log does not print the figure; they are never guessed.
+type Event struct {
+	ID        string  `json:"id"`   // "e1", "e2", … in input order
+	Kind      string  `json:"kind"` // one of the Kind constants
+	Input     string  `json:"input"`
+	Line      int     `json:"line"` // 1-based line holding the failure's first word
+	Rank      *int    `json:"rank"` // distributed rank from a line prefix
+	Device    *Device `json:"device"`
+	Exception string  `json:"exception"` // "torch.OutOfMemoryError", "RuntimeError", … ("" when none is printed)
+
+	RequestedBytes           *int64    `json:"requested_bytes"`
+	TotalBytes               *int64    `json:"total_bytes"`
+	FreeBytes                *int64    `json:"free_bytes"`
+	ProcessInUseBytes        *int64    `json:"process_in_use_bytes"`
+	AllocatedBytes           *int64    `json:"allocated_bytes"`
+	ReservedBytes            *int64    `json:"reserved_bytes"`
+	ReservedUnallocatedBytes *int64    `json:"reserved_unallocated_bytes"`
+	OtherProcesses           []Process `json:"other_processes"`
+
+	Phase   string  `json:"phase"`
+	Frames  []Frame `json:"frames"`
+	Message string  `json:"message"`
+
+	// Fields below extend the v1 schema additively.
+
+	Framework string `json:"framework"` // "pytorch", "jax", "tensorflow", "mlx", "ggml", "vllm", …
+	Variant   string `json:"variant"`   // message layout, e.g. "torch-2.2+", "torch-1.4-reserved"
+	// RequestRounding says how the printed request relates to the real one:
+	// "exact", or "allocator-2MiB" when PyTorch printed its rounded segment size.
+	RequestRounding string `json:"request_rounding,omitempty"`
+	// RequestMinBytes and RequestMaxBytes bound the program's real request when
+	// the printed figure is the allocator's rounded segment ("2.00 MiB" means ≤ 1 MiB).
+	RequestMinBytes       *int64  `json:"request_min_bytes,omitempty"`
+	RequestMaxBytes       *int64  `json:"request_max_bytes,omitempty"`
+	AllowedBytes          *int64  `json:"allowed_bytes,omitempty"`           // set_per_process_memory_fraction cap
+	PrivatePoolBytes      *int64  `json:"private_pool_bytes,omitempty"`      // allocated in private pools (CUDA graphs)
+	OtherAllocationsBytes *int64  `json:"other_allocations_bytes,omitempty"` // MPS "other allocations"
+	MaxAllocationBytes    *int64  `json:"max_allocation_bytes,omitempty"`    // a per-buffer limit (Metal max buffer size)
+	KVCacheAvailableBytes *int64  `json:"kv_cache_available_bytes,omitempty"`
+	MaxModelLen           *int64  `json:"max_model_len,omitempty"`     // vLLM
+	KVCacheTokens         *int64  `json:"kv_cache_tokens,omitempty"`   // vLLM V0: tokens the KV cache holds
+	EstimatedMaxLen       *int64  `json:"estimated_max_len,omitempty"` // vLLM V1 suggestion
+	TensorShape           []int64 `json:"tensor_shape,omitempty"`      // TF "OOM when allocating tensor with shape[…]"
+	TensorDType           string  `json:"tensor_dtype,omitempty"`      // TF "and type float"
+	Signal                string  `json:"signal,omitempty"`            // "Killed", "Bus error", "SIGKILL"
+	PID                   *int64  `json:"pid,omitempty"`               // the killed or failing process
+	Suspected             bool    `json:"suspected,omitempty"`         // a status that is often, not always, memory
+	Hint                  string  `json:"hint,omitempty"`              // the allocator's own hint: "expandable_segments", "max_split_size_mb", …
+	HintEnv               string  `json:"hint_env,omitempty"`          // the env var the hint names
+	Truncated             bool    `json:"truncated,omitempty"`         // the message ends before its last clause
+	ContextLines          []Span  `json:"context_lines,omitempty"`     // lines just before the failure (code echoes, progress)
+
+	stream   string    // the prefix stream the event was read from
+	progress *Progress // the last progress counter before the event
+}
+
+// A Device is where the failure happened.
+type Device struct {
+	Type  string `json:"type"`  // "cuda", "rocm", "mps", "xpu", "cpu", "vulkan", "tpu", "npu"
+	Index *int   `json:"index"` // nil when the log does not say
+}
+
+// A Process is another process's use of the failing device, as the
+// allocator reported it ("Process 1839 has 322.23 MiB memory in use").
+type Process struct {
+	PID   int64  `json:"pid"`
+	Bytes *int64 `json:"bytes"` // nil for NVML's "not available" sentinel
+}
+
+// A Frame is one Python traceback entry, outermost first.
+type Frame struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Function string `json:"function"`
+	Code     string `json:"code"`
+	LogLine  int    `json:"log_line"` // where the frame was printed in the input
+}
+
+// A Span is one quoted input line with its position.
+type Span struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// Context is what the rest of the log says, each fact with the line it came
+// from. Rules read it to decide between culprits.
+type Context struct {
+	GPUs       []GPU        `json:"gpus,omitempty"`           // nvidia-smi rows
+	GPUProcs   []GPUProcess `json:"gpu_processes,omitempty"`  // nvidia-smi process table
+	Versions   []Version    `json:"versions,omitempty"`       // torch, transformers, python, …
+	Models     []ModelRef   `json:"models,omitempty"`         // model ids seen in paths, code or command lines
+	AllocConf  []Setting    `json:"alloc_conf,omitempty"`     // PYTORCH_(CUDA_)ALLOC_CONF=… as set by the user
+	Progress   []Progress   `json:"progress,omitempty"`       // the last epoch/step counters before each event
+	Notices    []Notice     `json:"notices,omitempty"`        // non-fatal lines a rule may need
+	MemSummary []Span       `json:"memory_summary,omitempty"` // torch.cuda.memory_summary() rows
+	Settings   []Setting    `json:"settings,omitempty"`       // knobs seen in commands and code (max_pixels, batch_size, …)
+}
+
+// A GPU is one nvidia-smi device row.
+type GPU struct {
+	Index      *int   `json:"index"`
+	Name       string `json:"name"`
+	UsedBytes  *int64 `json:"used_bytes"`
+	TotalBytes *int64 `json:"total_bytes"`
+	Line       int    `json:"line"`
+}
+
+// A GPUProcess is one row of nvidia-smi's process table.
+type GPUProcess struct {
+	GPU   *int   `json:"gpu"`
+	PID   int64  `json:"pid"`
+	Type  string `json:"type"`
+	Name  string `json:"name"`
+	Bytes *int64 `json:"bytes"`
+	Line  int    `json:"line"`
+}
+
+// A Version is a library or interpreter version visible in the log.
+type Version struct {
+	Name    string `json:"name"` // "torch", "transformers", "python", "vllm", …
+	Version string `json:"version"`
+	Line    int    `json:"line"`
+}
+
+// A ModelRef is a model id or name seen in the log.
+type ModelRef struct {
+	ID   string `json:"id"`  // "AIDC-AI/Ovis2.5-2B", or a bare name when no org is printed
+	How  string `json:"how"` // "hf-cache", "remote-code", "from_pretrained", "command", "path"
+	Line int    `json:"line"`
+}
+
+// A Setting is one name=value pair seen in the log.
+type Setting struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Line  int    `json:"line"`
+}
+
+// Progress is the training/inference progress last seen before an event.
+type Progress struct {
+	Event string `json:"event"`           // event id it precedes
+	Epoch *int64 `json:"epoch,omitempty"` // last epoch counter
+	Step  *int64 `json:"step,omitempty"`  // last step/iteration counter
+	Line  int    `json:"line"`
+}
+
+// A Notice is a recognised non-fatal line: a warning, a non-fatal OOM
+// retry, Triton's shared-memory OutOfResources. Notices are context, never
+// events.
+type Notice struct {
+	ID   string `json:"id"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}

@@ -1,0 +1,117 @@
+package parser
+
+// mergeWindow is how many lines apart two reports of one failure may be
+// printed, per kind: a ggml allocation failure takes three consecutive
+// lines, TensorFlow's BFC allocator dumps hundreds of lines between its
+// warning and the ResourceExhaustedError, and a torchrun summary repeats a
+// rank's death dozens of lines later.
+func mergeWindow(kind string) int {
+	switch kind {
+	case KindTF:
+		return 2000
+	case KindHostKill:
+		return 200
+	case KindNCCL, KindXLA:
+		return 40
+	}
+	return 6
+}
+
+// sameFailure reports whether ev is a repeat of prev: the same message
+// re-raised by a wrapper (elastic summary, vLLM engine, a chained
+// exception), or one failure that its library reports over several lines.
+func sameFailure(prev, ev *Event) bool {
+	if !sameRank(prev.Rank, ev.Rank) {
+		return false
+	}
+	if prev.Message == ev.Message && prev.Kind == ev.Kind {
+		return true
+	}
+	if prev.Kind != ev.Kind || ev.Line-prev.Line > mergeWindow(ev.Kind) || prev.stream != ev.stream && prev.Rank == nil && ev.Rank == nil && ev.Kind != KindHostKill {
+		return false
+	}
+	switch ev.Kind {
+	case KindCUDA, KindHIP, KindXPU, KindMPS, KindCPU:
+		// Two allocator messages are one failure only when the later one
+		// adds nothing new: the THC pair, or a bare repeat.
+		if ev.Variant == "torch-0.x-thc" || prev.Variant == "torch-0.x-thc" {
+			return true
+		}
+		if prev.Framework == "ggml" || ev.Framework == "ggml" || prev.Framework == "mlx" {
+			return nearSize(prev.RequestedBytes, ev.RequestedBytes)
+		}
+		return false
+	case KindHostKill:
+		return prev.PID == nil || ev.PID == nil || *prev.PID == *ev.PID
+	}
+	return nearSize(prev.RequestedBytes, ev.RequestedBytes)
+}
+
+func sameRank(a, b *int) bool {
+	return a == nil || b == nil || *a == *b
+}
+
+// nearSize reports whether two request sizes could be the same allocation
+// printed twice (once in MiB with two decimals, once in bytes).
+func nearSize(a, b *int64) bool {
+	if a == nil || b == nil {
+		return true
+	}
+	d := *a - *b
+	if d < 0 {
+		d = -d
+	}
+	return d <= *a/200+1
+}
+
+// mergeInto fills prev's unknown fields from ev, the later report of the
+// same failure. prev keeps its line: it holds the failure's first word.
+func mergeInto(prev, ev *Event) {
+	fill := func(dst **int64, src *int64) {
+		if *dst == nil {
+			*dst = src
+		}
+	}
+	fill(&prev.RequestedBytes, ev.RequestedBytes)
+	fill(&prev.TotalBytes, ev.TotalBytes)
+	fill(&prev.FreeBytes, ev.FreeBytes)
+	fill(&prev.ProcessInUseBytes, ev.ProcessInUseBytes)
+	fill(&prev.AllocatedBytes, ev.AllocatedBytes)
+	fill(&prev.ReservedBytes, ev.ReservedBytes)
+	fill(&prev.ReservedUnallocatedBytes, ev.ReservedUnallocatedBytes)
+	fill(&prev.MaxAllocationBytes, ev.MaxAllocationBytes)
+	fill(&prev.PID, ev.PID)
+	if prev.Exception == "" {
+		prev.Exception = ev.Exception
+	}
+	if prev.Rank == nil {
+		prev.Rank = ev.Rank
+	}
+	if prev.Device == nil || (prev.Device.Index == nil && ev.Device != nil && ev.Device.Type == prev.Device.Type) {
+		if ev.Device != nil {
+			prev.Device = ev.Device
+		}
+	}
+	if len(prev.Frames) == 0 {
+		prev.Frames = ev.Frames
+		prev.Phase = ev.Phase
+	}
+	if len(prev.TensorShape) == 0 {
+		prev.TensorShape, prev.TensorDType = ev.TensorShape, ev.TensorDType
+	}
+	if prev.Signal == "" || prev.Signal == "SIGKILL" && ev.Signal != "" {
+		prev.Signal = ev.Signal
+	}
+	if prev.Hint == "" {
+		prev.Hint, prev.HintEnv = ev.Hint, ev.HintEnv
+	}
+	if prev.Suspected && !ev.Suspected {
+		prev.Suspected = false
+	}
+	if prev.Phase == PhaseUnknown {
+		prev.Phase = ev.Phase
+	}
+	if prev.Message != ev.Message && len(prev.Message)+len(ev.Message) < maxMessage {
+		prev.Message += " | " + ev.Message
+	}
+}

@@ -1,0 +1,187 @@
+package parser
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// stripANSI removes terminal escape sequences (CSI "ESC [ … final", OSC
+// "ESC ] … BEL|ESC \", two-byte "ESC x") and NUL bytes from b. It returns b
+// itself when there is nothing to remove.
+func stripANSI(b []byte) []byte {
+	if bytes.IndexByte(b, 0x1b) < 0 && bytes.IndexByte(b, 0) < 0 && !bytes.Contains(b, []byte(`\u001b[`)) && !bytes.Contains(b, []byte(`\x1b[`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == 0:
+			continue
+		case c == 0x1b && i+1 < len(b) && b[i+1] == '[':
+			j := i + 2
+			for j < len(b) && (b[j] < 0x40 || b[j] > 0x7e) {
+				j++
+			}
+			i = j
+		case c == 0x1b && i+1 < len(b) && b[i+1] == ']':
+			j := i + 2
+			for j < len(b) && b[j] != 0x07 && !(b[j] == 0x1b && j+1 < len(b) && b[j+1] == '\\') {
+				j++
+			}
+			if j < len(b) && b[j] == 0x1b {
+				j++
+			}
+			i = j
+		case c == 0x1b:
+			i++ // two-byte escape
+		case c == '\\' && bytes.HasPrefix(b[i:], []byte(`\u001b[`)):
+			j := i + 7
+			for j < len(b) && (b[j] < 0x40 || b[j] > 0x7e) {
+				j++
+			}
+			i = j
+		case c == '\\' && bytes.HasPrefix(b[i:], []byte(`\x1b[`)):
+			j := i + 5
+			for j < len(b) && (b[j] < 0x40 || b[j] > 0x7e) {
+				j++
+			}
+			i = j
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// toText converts b to a valid UTF-8 string, replacing invalid bytes.
+func toText(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// Line prefixes that loggers and launchers put in front of every line
+// (research/formats.md §5.5, §7.2). Each is stripped before matching; the
+// rank ones also name the stream a traceback belongs to.
+var (
+	// "[rank3]: ", "rank4]: " (a paste that lost its bracket)
+	rankPrefix = regexp.MustCompile(`^\[?rank(\d+)\]:\s?`)
+	// "[default0]:" from torchrun --tee / LocalElasticAgent
+	defaultPrefix = regexp.MustCompile(`^\[([A-Za-z_]*?)(\d+)\]:`)
+	// "[1,0]<stderr>:" from Open MPI --tag-output
+	mpiPrefix = regexp.MustCompile(`^\[\d+,(\d+)\]<std(?:out|err)>:\s?`)
+	// "(EngineCore_DP0 pid=16388) ", "(VllmWorker rank=0 pid=428) "
+	procTagPrefix = regexp.MustCompile(`^\([A-Za-z_][\w]*(?: rank=(\d+))?(?: pid=\d+)\)\s*`)
+	// "ERROR 04-01 23:46:56 [engine.py:160] " (vLLM)
+	vllmPrefix = regexp.MustCompile(`^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[^\]]*\] `)
+	// "E0325 20:57:27.620000 2606 site-packages/…/api.py:869] " (glog)
+	glogPrefix = regexp.MustCompile(`^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [^\]]*\] `)
+	// "2024-07-12 14:40:46.377091: W tensorflow/…/bfc_allocator.cc:485] " (TensorFlow C++)
+	tfPrefix = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IWEF] [^\]]*\] `)
+	// "[2023-04-14 13:10:02,121] [INFO] [utils.py:786:see_memory_usage] " (DeepSpeed)
+	dsPrefix = regexp.MustCompile(`^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\] \[\w+\] \[[^\]]*\] `)
+	// "2024-06-17T13:18:29.371622Z ERROR shard-manager: ", "2024-01-01 10:00:00,123 - INFO - "
+	isoPrefix = regexp.MustCompile(`^\[?\d{4}-\d\d-\d\d[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s*(?:[-|:]\s*)?(?:(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\s*(?:[-|:]\s*)?(?:[\w.\-]+:\s+)?)?`)
+	// "ERROR:torch.distributed.elastic.multiprocessing.api:" (Python logging default)
+	pyLogPrefix = regexp.MustCompile(`^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL):[\w.]+:`)
+	// "[ 5403.117934] " (dmesg), "[Tue Mar 11 10:15:33 2025] " (dmesg -T)
+	dmesgPrefix = regexp.MustCompile(`^\[\s*\d+\.\d+\]\s*|^\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]\s*`)
+	// "Mar 11 10:15:33 gpu-node-3 kernel: " (journal)
+	journalPrefix = regexp.MustCompile(`^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ \S+?: `)
+	// "11 16:42:50" (MegEngine), "[11:47:17] "
+	clockPrefix = regexp.MustCompile(`^(?:\d{1,2} )?\[?\d\d:\d\d:\d\d(?:\.\d+)?\]?\s?`)
+	// "0: " from srun --label
+	srunPrefix = regexp.MustCompile(`^(\d{1,4}): `)
+)
+
+// A stripped line is the text left after removing known prefixes, with the
+// rank they named (if any) and the prefix itself as a stream key.
+type stripped struct {
+	text   string
+	rank   *int
+	stream string
+}
+
+// stripPrefixes removes known log prefixes from the start of s, repeatedly.
+func stripPrefixes(s string) stripped {
+	out := stripped{text: s}
+	for range 8 {
+		t := out.text
+		if t == "" {
+			break
+		}
+		c := t[0]
+		var m []string
+		switch {
+		case c == 'r':
+			if m = rankPrefix.FindStringSubmatch(t); m != nil {
+				out.setRank(m[1], m[0])
+			}
+		case c == '[':
+			if m = rankPrefix.FindStringSubmatch(t); m != nil {
+				out.setRank(m[1], m[0])
+			} else if m = mpiPrefix.FindStringSubmatch(t); m != nil {
+				out.setRank(m[1], m[0])
+			} else if m = defaultPrefix.FindStringSubmatch(t); m != nil {
+				if out.rank == nil {
+					out.setRank(m[2], m[0])
+				} else {
+					out.stream += m[0]
+				}
+			} else if m = dsPrefix.FindStringSubmatch(t); m == nil {
+				if m = dmesgPrefix.FindStringSubmatch(t); m == nil {
+					if m = isoPrefix.FindStringSubmatch(t); m == nil {
+						m = clockPrefix.FindStringSubmatch(t)
+					}
+				}
+			}
+		case c == '(':
+			if m = procTagPrefix.FindStringSubmatch(t); m != nil {
+				out.stream += m[0]
+				if m[1] != "" && out.rank == nil {
+					out.setRank(m[1], "")
+				}
+			}
+		case c >= '0' && c <= '9':
+			if m = tfPrefix.FindStringSubmatch(t); m == nil {
+				if m = isoPrefix.FindStringSubmatch(t); m == nil {
+					if m = clockPrefix.FindStringSubmatch(t); m == nil {
+						if m = srunPrefix.FindStringSubmatch(t); m != nil {
+							out.setRank(m[1], m[0])
+						}
+					}
+				}
+			}
+		case c == 'I' || c == 'W' || c == 'E' || c == 'F' || c == 'D' || c == 'C':
+			if m = vllmPrefix.FindStringSubmatch(t); m == nil {
+				if m = glogPrefix.FindStringSubmatch(t); m == nil {
+					m = pyLogPrefix.FindStringSubmatch(t)
+				}
+			}
+		case c >= 'A' && c <= 'Z':
+			m = journalPrefix.FindStringSubmatch(t)
+		case c == '>':
+			m = []string{"> "}
+			if !strings.HasPrefix(t, "> ") {
+				m = []string{">"}
+			}
+		}
+		if m == nil || m[0] == "" {
+			break
+		}
+		out.text = t[len(m[0]):]
+	}
+	return out
+}
+
+func (s *stripped) setRank(num, prefix string) {
+	if n, err := strconv.Atoi(num); err == nil {
+		s.rank = &n
+	}
+	s.stream += prefix
+}

@@ -1,0 +1,425 @@
+package parser
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// MaxEvents bounds the events kept from one input; later ones are counted
+// in Result.Dropped. A log with 100,000 OOMs is a retry loop, and its first
+// thousand failures say all there is to say.
+const MaxEvents = 1000
+
+// headLines is how many lines at the start of an input are read in full for
+// context (environment dumps, model loading, configuration). After that,
+// context is read only around failures, from the ring of recent lines.
+const headLines = 4096
+
+// ringSize is how many recent lines are kept for the context of a failure.
+const ringSize = 256
+
+// contextLinesKept is how many lines before a failure an Event quotes.
+const contextLinesKept = 8
+
+// maxMessage bounds one failure message.
+const maxMessage = 8 << 10
+
+// A ParseError reports why reading stopped early. The events found before
+// it are still returned.
+type ParseError struct {
+	Input string
+	Line  int
+	Err   error
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("read %s at line %d: %v", e.Input, e.Line, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Parse reads one input — a plain log, a gzip-compressed log or a Jupyter
+// notebook — and returns the memory failures in it with their context.
+// Finding no failure is not an error. On a read error Parse returns what it
+// found so far together with a *ParseError.
+func Parse(r io.Reader, name string) (*Result, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(512)
+	var src io.Reader = br
+	switch {
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return &Result{Input: name}, &ParseError{Input: name, Err: fmt.Errorf("gunzip: %w", err)}
+		}
+		defer zr.Close()
+		return Parse(zr, name)
+	case isNotebook(head, name):
+		text, err := notebookText(br)
+		if err != nil {
+			return &Result{Input: name}, &ParseError{Input: name, Err: err}
+		}
+		src = strings.NewReader(text)
+	}
+	s := newScanner(name)
+	lr := newLineReader(src)
+	for {
+		line, no, ok := lr.next()
+		if !ok {
+			break
+		}
+		s.physical(line, no)
+	}
+	s.finish()
+	if err := lr.Err(); err != nil {
+		return s.res, &ParseError{Input: name, Line: lr.no + 1, Err: err}
+	}
+	return s.res, nil
+}
+
+// scanner holds the state of one Parse call.
+type scanner struct {
+	res      *Result
+	tbs      map[string]*traceback
+	pending  map[string]*pending
+	events   []*Event
+	ctxScan  *contextScanner
+	scanned  int // last line the context scanner has read
+	ring     [ringSize]ringLine
+	ringNext int
+	hot      int // lines left that must be read in full (open tracebacks)
+}
+
+type ringLine struct {
+	no  int
+	buf []byte
+}
+
+// pending is a failure whose message may continue on the next lines.
+type pending struct {
+	ev     *Event
+	m      *failureMatcher
+	msg    strings.Builder
+	lines  int
+	lastNo int
+}
+
+func newScanner(name string) *scanner {
+	res := &Result{Input: name}
+	return &scanner{
+		res:     res,
+		tbs:     map[string]*traceback{},
+		pending: map[string]*pending{},
+		ctxScan: newContextScanner(&res.Context),
+	}
+}
+
+// physical handles one physical line: tqdm's bare "\r" splits it into
+// segments, each read as its own line with the same number.
+func (s *scanner) physical(line []byte, no int) {
+	s.res.Lines = no
+	if len(line) == 0 {
+		s.segment(nil, no)
+		return
+	}
+	for len(line) > 0 {
+		i := bytes.IndexByte(line, '\r')
+		if i < 0 {
+			s.segment(line, no)
+			return
+		}
+		if i > 0 {
+			s.segment(line[:i], no)
+		}
+		line = line[i+1:]
+	}
+}
+
+func (s *scanner) segment(seg []byte, no int) {
+	s.remember(seg, no)
+	if no > headLines && s.hot == 0 && len(s.pending) == 0 && !gate(seg) {
+		return
+	}
+	if s.hot > 0 {
+		s.hot--
+	}
+	raw := toText(stripANSI(seg))
+	st := stripPrefixes(raw)
+	if no <= headLines && no > s.scanned {
+		s.ctxScan.scan(st.text, no)
+		s.scanned = no
+	}
+	s.line(raw, st, no)
+}
+
+// remember keeps a bounded copy of the line in the ring of recent lines.
+func (s *scanner) remember(seg []byte, no int) {
+	r := &s.ring[s.ringNext]
+	s.ringNext = (s.ringNext + 1) % ringSize
+	r.no = no
+	if len(seg) > 1024 {
+		seg = seg[:1024]
+	}
+	r.buf = append(r.buf[:0], seg...)
+}
+
+// gate is the cheap test every line passes before any pattern runs: it lets
+// through lines that could start or belong to a failure or a traceback.
+func gate(b []byte) bool {
+	for _, a := range gateAnchors {
+		if bytes.Contains(b, a) {
+			return true
+		}
+	}
+	return false
+}
+
+var gateAnchors = [][]byte{
+	[]byte("emory"), []byte("llocat"), []byte("EMORY"), []byte("ALLOC"), []byte("xhausted"), []byte("EXHAUSTED"),
+	[]byte("illed"), []byte("Traceback"), []byte("File "), []byte("Cell In["), []byte("ipython-input"),
+	[]byte("CUDNN_STATUS"), []byte("exitcode"), []byte("code = -9"), []byte("SIGKILL"), []byte("oom"), []byte("OOM"),
+	[]byte("died"), []byte("KV cache"), []byte("cache blocks"),
+}
+
+func (s *scanner) tb(stream string) *traceback {
+	t := s.tbs[stream]
+	if t == nil {
+		if len(s.tbs) > 4096 {
+			for k := range s.tbs {
+				delete(s.tbs, k)
+			}
+		}
+		t = &traceback{}
+		s.tbs[stream] = t
+	}
+	return t
+}
+
+// line handles one logical line.
+func (s *scanner) line(raw string, st stripped, no int) {
+	if p := s.pending[st.stream]; p != nil {
+		if s.extend(p, st.text, no) {
+			return
+		}
+		s.close(st.stream)
+	}
+	tb := s.tb(st.stream)
+	if tb.feed(st.text, no) {
+		s.hot = 4
+		return
+	}
+	if tb.state == tbDone {
+		s.hot = 2
+	}
+	text := st.text
+	for i := range failureMatchers {
+		m := &failureMatchers[i]
+		if !containsAny(text, m.anchors) {
+			continue
+		}
+		loc := m.locate.FindStringIndex(text)
+		if loc == nil {
+			continue
+		}
+		s.open(m, raw, st, text, loc[0], no, tb)
+		return
+	}
+	s.notice(text, no)
+}
+
+// notice records the non-fatal memory lines that must never become events
+// even after the head of the log.
+func (s *scanner) notice(text string, no int) {
+	if no > s.scanned && (strings.Contains(text, "memory allocation failed with OOM") || strings.Contains(text, "OutOfResources") || strings.Contains(text, "out of resource:") || strings.Contains(text, "freed_by_count")) {
+		s.ctxScan.scan(text, no)
+	}
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, a := range subs {
+		if strings.Contains(s, a) {
+			return true
+		}
+	}
+	return false
+}
+
+var reReprOpen = regexp.MustCompile(`([A-Za-z_][\w.]*)\(\s*['"]$`)
+var reExcBefore = regexp.MustCompile(`([A-Za-z_][\w.]*(?:Error|Exception|Exhausted\w*))(?:\s*\([^)]*\))?\s*:\s*$`)
+
+// open starts an event at the failure text found on a line.
+func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, start, no int, tb *traceback) {
+	before := text[:start]
+	ev := &Event{Input: s.res.Input, Line: no, Rank: st.rank, Kind: m.kind, stream: st.stream}
+	if mm := reExcBefore.FindStringSubmatch(before); mm != nil {
+		ev.Exception = mm[1]
+		before = before[:len(before)-len(mm[0])]
+	} else if mm := reReprOpen.FindStringSubmatch(before); mm != nil {
+		ev.Exception = mm[1]
+		before = before[:len(before)-len(mm[0])]
+	}
+	if code := strings.TrimSpace(before); len(code) > 8 && !strings.HasPrefix(code, "FAILED") {
+		// A GUI that dropped a newline left the failing code line in front.
+		ev.ContextLines = append(ev.ContextLines, Span{Line: no, Text: clip(code, 300)})
+	}
+	ev.Frames = tb.take()
+	p := &pending{ev: ev, m: m, lastNo: no}
+	p.msg.WriteString(cleanMessage(text[start:]))
+	s.pending[st.stream] = p
+	if m.more == nil || !m.more(p.msg.String()) {
+		s.close(st.stream)
+	}
+}
+
+// extend offers a following line to a pending message; it reports whether
+// the line was taken.
+func (s *scanner) extend(p *pending, text string, no int) bool {
+	if p.lines >= 8 || no-p.lastNo > 1 || p.m.more == nil || !p.m.more(p.msg.String()) {
+		return false
+	}
+	ok := isContinuation(text)
+	if p.m.cont != nil {
+		ok = p.m.cont(text)
+	}
+	if !ok || p.msg.Len() > maxMessage {
+		return false
+	}
+	prev := p.msg.String()
+	if !strings.HasSuffix(prev, " ") {
+		p.msg.WriteByte(' ')
+	}
+	p.msg.WriteString(cleanMessage(strings.TrimSpace(text)))
+	p.lines++
+	p.lastNo = no
+	return true
+}
+
+// isContinuation says whether a line reads as the hard-wrapped rest of a
+// message rather than a new log record.
+func isContinuation(text string) bool {
+	t := strings.TrimSpace(text)
+	switch {
+	case t == "", strings.HasPrefix(t, "Traceback"), strings.HasPrefix(t, "File \""), strings.HasPrefix(t, "During handling"),
+		strings.HasPrefix(t, "The above exception"), strings.HasPrefix(t, "Exception raised from"), strings.HasPrefix(t, "frame #"),
+		looksLikeException(t), len(t) > 2000:
+		return false
+	}
+	return true
+}
+
+var reSpaces = regexp.MustCompile(`\s+`)
+
+// cleanMessage undoes JSON and repr escaping and collapses whitespace runs
+// (the allocator's hints carry double spaces).
+func cleanMessage(s string) string {
+	if strings.Contains(s, `\n`) || strings.Contains(s, `\"`) || strings.Contains(s, `\'`) {
+		s = strings.NewReplacer(`\n`, " ", `\"`, `"`, `\'`, "'", `\t`, " ").Replace(s)
+	}
+	s = reSpaces.ReplaceAllString(s, " ")
+	s = strings.TrimSuffix(strings.TrimSpace(s), "')")
+	return strings.TrimSuffix(s, `")`)
+}
+
+// close finishes the pending event of a stream.
+func (s *scanner) close(stream string) {
+	p := s.pending[stream]
+	if p == nil {
+		return
+	}
+	delete(s.pending, stream)
+	ev := p.ev
+	ev.Message = clip(p.msg.String(), maxMessage)
+	p.m.fill(ev, ev.Message)
+	if ev.Kind == "" {
+		ev.Kind = p.m.kind
+	}
+	s.attachContext(ev)
+	ev.Phase = phaseOf(ev)
+	s.add(ev)
+}
+
+// attachContext quotes the lines before the event and reads the ring of
+// recent lines for context facts (once per line).
+func (s *scanner) attachContext(ev *Event) {
+	var lines []Span
+	var epoch, step *int64
+	progressLine := 0
+	for k := 1; k <= ringSize; k++ {
+		r := &s.ring[(s.ringNext-k+2*ringSize)%ringSize]
+		if r.no == 0 || r.no >= ev.Line {
+			continue
+		}
+		text := stripPrefixes(toText(stripANSI(r.buf))).text
+		if len(lines) < contextLinesKept && strings.TrimSpace(text) != "" && !inFrames(ev.Frames, r.no) {
+			lines = append(lines, Span{Line: r.no, Text: clip(strings.TrimSpace(text), 300)})
+		}
+		if epoch == nil && step == nil {
+			if e, st := progressIn(text); e != nil || st != nil {
+				epoch, step, progressLine = e, st, r.no
+			}
+		}
+		if r.no > s.scanned && len(s.events) < MaxEvents {
+			s.ctxScan.scan(text, r.no)
+		}
+	}
+	if len(s.events) < MaxEvents {
+		s.scanned = max(s.scanned, ev.Line)
+	}
+	for i, j := 0, len(lines)-1; i < j; i, j = i+1, j-1 {
+		lines[i], lines[j] = lines[j], lines[i]
+	}
+	ev.ContextLines = append(lines, ev.ContextLines...)
+	if epoch != nil || step != nil {
+		ev.progress = &Progress{Epoch: epoch, Step: step, Line: progressLine}
+	}
+}
+
+func inFrames(fs []Frame, no int) bool {
+	for _, f := range fs {
+		if f.LogLine == no || f.LogLine+1 == no {
+			return true
+		}
+	}
+	return false
+}
+
+// add appends an event, or merges it into an earlier one that reports the
+// same failure (research/formats.md §7.2 item 5).
+func (s *scanner) add(ev *Event) {
+	for k := len(s.events) - 1; k >= 0 && k >= len(s.events)-8; k-- {
+		prev := s.events[k]
+		if sameFailure(prev, ev) {
+			mergeInto(prev, ev)
+			return
+		}
+	}
+	if len(s.events) >= MaxEvents {
+		s.res.Dropped++
+		return
+	}
+	s.events = append(s.events, ev)
+}
+
+// finish closes what is still open and numbers the events.
+func (s *scanner) finish() {
+	for stream := range s.pending {
+		s.close(stream)
+	}
+	sort.SliceStable(s.events, func(i, j int) bool { return s.events[i].Line < s.events[j].Line })
+	s.res.Events = make([]Event, 0, len(s.events))
+	for i, ev := range s.events {
+		ev.ID = fmt.Sprintf("e%d", i+1)
+		if ev.progress != nil {
+			p := *ev.progress
+			p.Event = ev.ID
+			s.res.Context.Progress = append(s.res.Context.Progress, p)
+		}
+		s.res.Events = append(s.res.Events, *ev)
+	}
+}

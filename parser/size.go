@@ -1,0 +1,147 @@
+package parser
+
+import (
+	"math/bits"
+	"strconv"
+	"strings"
+)
+
+// maxBytes is the largest size oomdoc accepts as a real figure: 2^60 bytes
+// (one exbibyte), the bound PyTorch itself refuses with "Tried to allocate
+// more than 1EB memory". Anything larger is a sentinel or garbage.
+const maxBytes = 1 << 60
+
+// bogusProcessBytes is what NVML_VALUE_NOT_AVAILABLE (0xFFFFFFFFFFFFFFFF)
+// renders as through PyTorch's format_size: "17179869184.00 GiB". It means
+// "unknown", never a size.
+const bogusProcessBytes = "17179869184.00"
+
+// unitBytes maps a printed unit to its multiplier. PyTorch prints binary
+// units with an i (KiB, MiB, GiB); old MPS messages, DeepSpeed, TPU runtimes,
+// the kernel, nvidia-smi and list_gpu_processes print KB/MB/GB/kB/K/M/G and
+// mean the same binary multiples (research/formats.md §7.2), so both
+// spellings are read as powers of 1024.
+func unitBytes(unit string) (uint64, bool) {
+	switch strings.TrimSpace(unit) {
+	case "", "B", "b", "byte", "bytes", "Bytes":
+		return 1, true
+	case "KiB", "KB", "kB", "K", "k", "kiB", "kb":
+		return 1 << 10, true
+	case "MiB", "MB", "M", "mb":
+		return 1 << 20, true
+	case "GiB", "GB", "G", "gb":
+		return 1 << 30, true
+	case "TiB", "TB", "T":
+		return 1 << 40, true
+	case "PiB", "PB", "P":
+		return 1 << 50, true
+	}
+	return 0, false
+}
+
+// ParseSize converts a printed size such as "576.00 MiB", "0 bytes",
+// "6.00MiB", "449MiB" or "5520758552" into an exact byte count:
+// round(value × unit), computed in integer arithmetic so that no float
+// rounding creeps in. It reports false for text that is not a size, for
+// negative numbers, and for values of 2^60 bytes or more, which no device
+// has and which PyTorch prints only as sentinels.
+func ParseSize(text string) (int64, bool) {
+	s := strings.TrimSpace(text)
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9') {
+		i++
+	}
+	if i == 0 {
+		return 0, false
+	}
+	intPart := s[:i]
+	frac := ""
+	if i < len(s) && s[i] == '.' {
+		j := i + 1
+		for j < len(s) && (s[j] >= '0' && s[j] <= '9') {
+			j++
+		}
+		frac = s[i+1 : j]
+		i = j
+	}
+	mult, ok := unitBytes(s[i:])
+	if !ok {
+		return 0, false
+	}
+	if len(intPart)+len(frac) > 19 {
+		return 0, false
+	}
+	// mantissa = intPart‖frac as an integer; value = mantissa / 10^len(frac).
+	var mantissa uint64
+	for _, c := range intPart + frac {
+		mantissa = mantissa*10 + uint64(c-'0')
+	}
+	var scale uint64 = 1
+	for range frac {
+		scale *= 10
+	}
+	hi, lo := bits.Mul64(mantissa, mult)
+	if hi >= scale {
+		return 0, false // quotient would overflow 64 bits
+	}
+	q, r := bits.Div64(hi, lo, scale)
+	if r*2 >= scale {
+		q++
+	}
+	if q >= maxBytes {
+		return 0, false
+	}
+	return int64(q), true
+}
+
+// sizeOf is ParseSize returning a pointer, nil when the text is not a size.
+func sizeOf(text string) *int64 {
+	if strings.HasPrefix(strings.TrimSpace(text), bogusProcessBytes) {
+		return nil
+	}
+	n, ok := ParseSize(text)
+	if !ok {
+		return nil
+	}
+	return &n
+}
+
+// FormatSize renders bytes the way PyTorch's format_size does ("576.00 MiB",
+// "1024 bytes"), so that figures oomdoc prints read like the log's own.
+func FormatSize(n int64) string {
+	const (
+		kib = 1024
+		mib = 1024 * kib
+		gib = 1024 * mib
+	)
+	neg := ""
+	if n < 0 {
+		neg, n = "-", -n
+	}
+	switch {
+	case n <= kib:
+		return neg + strconv.FormatInt(n, 10) + " bytes"
+	case n <= mib:
+		return neg + fixed2(n, kib) + " KiB"
+	case n <= gib:
+		return neg + fixed2(n, mib) + " MiB"
+	default:
+		return neg + fixed2(n, gib) + " GiB"
+	}
+}
+
+// fixed2 renders n/unit with two decimals, rounding half up.
+func fixed2(n, unit int64) string {
+	whole, rem := n/unit, n%unit
+	hundredths := (rem*100 + unit/2) / unit
+	if hundredths == 100 {
+		whole, hundredths = whole+1, 0
+	}
+	f := strconv.FormatInt(hundredths, 10)
+	if hundredths < 10 {
+		f = "0" + f
+	}
+	return strconv.FormatInt(whole, 10) + "." + f
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

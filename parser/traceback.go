@@ -1,0 +1,165 @@
+package parser
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The traceback scanner is a small state machine run once per stream (a
+// rank or process prefix), because ranks interleave their tracebacks line by
+// line. Each state names the lines that move it on:
+//
+//	tbIdle: waiting for a traceback.
+//	  → tbFrames on "Traceback (most recent call last):", on an IPython
+//	    header ("OutOfMemoryError     Traceback (most recent call last)"),
+//	    or on a frame line of a paste that starts mid-traceback
+//	    (`  File "x.py", line 3, in f`).
+//	tbFrames: collecting frames.
+//	  `  File "…", line N, in F`  → new frame, its code on the next line
+//	  `    code`, `----> 3 code`  → the current frame's code
+//	  `    ^^^^`, `[Previous line repeated 9 more times]`, blank → skipped
+//	  any other line            → the exception line: the frames wait for
+//	                              the event that starts on it (tbDone)
+//	tbDone: frames held for the exception line just seen.
+//	  → tbFrames on a chained "Traceback …" (after "The above exception …")
+//	  → tbIdle on anything else once the exception's message has ended.
+type tbState int
+
+const (
+	tbIdle tbState = iota
+	tbFrames
+	tbDone
+)
+
+var (
+	// `  File "/app/train.py", line 42, in main`
+	rePyFrame = regexp.MustCompile(`^\s*File "([^"]*)", line (\d+)(?:, in (.*))?$`)
+	// IPython ≥ 8: `File /opt/…/dataloader.py:1473, in _MultiProcessingDataLoaderIter._get_data(self)`
+	reIPyFile = regexp.MustCompile(`^File (\S.*?):(\d+), in (\S+?)(?:\(.*)?$`)
+	// IPython ≥ 8: `Cell In[5], line 3`
+	reIPyCell = regexp.MustCompile(`^(Cell In\[\d+\]), line (\d+)`)
+	// IPython ≤ 7: `<ipython-input-5-366cceb6869e> in <module>`, `/usr/…/module.py in _call_impl(self, *input)`
+	reIPyOld = regexp.MustCompile(`^(<ipython-input-[\w-]+>|/\S+\.py) in (\S+?)(?:\(.*)?$`)
+	// IPython context: `----> 3 z = x @ y`, `-> 1473     success, data = …`, `      1 x = …`
+	reIPyCode = regexp.MustCompile(`^\s*(-*>)?\s*(\d+) (.*)$`)
+	// `OutOfMemoryError                          Traceback (most recent call last)`
+	reIPyHeader = regexp.MustCompile(`^\S+\s+Traceback \(most recent call last\)`)
+	reCaret     = regexp.MustCompile(`^\s*[\^~]+\s*$`)
+)
+
+// maxFrames bounds the frames kept per traceback: the outermost 32 and the
+// innermost 96 survive a 1,000-deep recursion.
+const maxFrames = 128
+
+type traceback struct {
+	state   tbState
+	frames  []Frame
+	dropped int
+	chained bool // a chained exception's separator was seen
+	expect  bool // the next indented line is the current frame's code
+	doneAt  int  // line of the exception line that ended the frames
+}
+
+// feed advances the state machine with one line (prefix already stripped).
+// It reports whether the line was part of the traceback's body, so that the
+// caller does not read a code line as a failure message.
+func (tb *traceback) feed(text string, lineNo int) (body bool) {
+	trim := strings.TrimSpace(text)
+	if strings.HasPrefix(trim, "Traceback (most recent call last)") || reIPyHeader.MatchString(trim) {
+		if tb.state != tbFrames || len(tb.frames) > 0 {
+			tb.frames, tb.dropped = tb.frames[:0], 0
+		}
+		tb.state, tb.expect = tbFrames, false
+		return true
+	}
+	if strings.HasPrefix(trim, "The above exception was the direct cause") || strings.HasPrefix(trim, "During handling of the above exception") {
+		tb.chained = true
+		return true
+	}
+	if m := rePyFrame.FindStringSubmatch(text); m != nil {
+		if tb.state != tbFrames {
+			tb.frames, tb.dropped, tb.state = tb.frames[:0], 0, tbFrames
+		}
+		n, _ := strconv.Atoi(m[2])
+		tb.push(Frame{File: m[1], Line: n, Function: strings.TrimSpace(m[3]), LogLine: lineNo})
+		tb.expect = true
+		return true
+	}
+	if tb.state == tbDone && lineNo-tb.doneAt > doneWindow {
+		tb.frames, tb.state = tb.frames[:0], tbIdle
+	}
+	if tb.state != tbFrames {
+		return false
+	}
+	switch {
+	case trim == "" || reCaret.MatchString(text) || strings.HasPrefix(trim, "[Previous line repeated") || strings.HasPrefix(trim, "[... skipping hidden"):
+		return true
+	case reIPyCell.MatchString(trim):
+		m := reIPyCell.FindStringSubmatch(trim)
+		n, _ := strconv.Atoi(m[2])
+		tb.push(Frame{File: m[1], Line: n, Function: "<cell>", LogLine: lineNo})
+		return true
+	case reIPyFile.MatchString(trim):
+		m := reIPyFile.FindStringSubmatch(trim)
+		n, _ := strconv.Atoi(m[2])
+		tb.push(Frame{File: m[1], Line: n, Function: m[3], LogLine: lineNo})
+		return true
+	case reIPyOld.MatchString(trim):
+		m := reIPyOld.FindStringSubmatch(trim)
+		tb.push(Frame{File: m[1], Function: m[2], LogLine: lineNo})
+		return true
+	case len(tb.frames) > 0 && reIPyCode.MatchString(text) && !tb.expect:
+		m := reIPyCode.FindStringSubmatch(text)
+		if m[1] != "" { // the arrow marks the line that raised
+			f := &tb.frames[len(tb.frames)-1]
+			f.Code = strings.TrimSpace(m[3])
+			if f.Line == 0 {
+				f.Line, _ = strconv.Atoi(m[2])
+			}
+		}
+		return true
+	case tb.expect && (strings.HasPrefix(text, " ") || strings.HasPrefix(text, "\t")):
+		tb.frames[len(tb.frames)-1].Code = trim
+		tb.expect = false
+		return true
+	case tb.expect && len(text) > 0 && text[0] != ' ' && !looksLikeException(trim):
+		// A code line that lost its indentation (a paste), or an IPython body.
+		tb.frames[len(tb.frames)-1].Code = trim
+		tb.expect = false
+		return true
+	}
+	if tb.state == tbFrames {
+		tb.state, tb.expect, tb.doneAt = tbDone, false, lineNo
+	}
+	return false
+}
+
+func (tb *traceback) push(f Frame) {
+	if len(tb.frames) >= maxFrames {
+		// keep the outermost 32 frames and the innermost ones
+		copy(tb.frames[32:], tb.frames[33:])
+		tb.frames = tb.frames[:len(tb.frames)-1]
+		tb.dropped++
+	}
+	tb.frames = append(tb.frames, f)
+}
+
+// take hands the collected frames to an event and resets the machine.
+func (tb *traceback) take() []Frame {
+	if tb.state == tbIdle || len(tb.frames) == 0 {
+		return nil
+	}
+	out := append([]Frame(nil), tb.frames...)
+	tb.frames, tb.state, tb.chained = tb.frames[:0], tbIdle, false
+	return out
+}
+
+// doneWindow is how many lines after an exception line its frames wait for
+// a memory failure: NCCL's DistBackendError prints "Cuda failure 2 'out of
+// memory'" a few lines below the exception header.
+const doneWindow = 12
+
+var reExceptionLine = regexp.MustCompile(`^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure)\b(?:\(|:|$)`)
+
+func looksLikeException(s string) bool { return reExceptionLine.MatchString(s) }

@@ -1,0 +1,105 @@
+package rules
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// attentionMatrix: eager attention materialising batch × heads × seq × seq
+// scores. It fires on eager-attention frames, on a 4-D tensor shape whose
+// last two dimensions are equal, and — with less confidence — on a single
+// request so large that only a quadratic tensor explains it.
+func attentionMatrix() Rule {
+	return Rule{
+		ID:        "attention-matrix",
+		Title:     "Eager attention materialising batch × heads × seq² scores",
+		Recognise: "Frames in eager_attention_forward, matmul(query, key.transpose(…)), softmax over attention weights, output_attentions=True; a [b, h, s, s] tensor; a single request ≈ b·h·s²·bytes that dwarfs everything else.",
+		Check:     checkAttentionMatrix,
+	}
+}
+
+var attentionCue = words("eager_attention_forward", "attn_weights", "attention_scores", "attention_probs", "key.transpose", "key_states.transpose", "k.transpose", "matmul(query", "matmul(q,", "baddbmm", "output_attentions", "scaled_dot_product_attention", "self_attn", "attention(")
+
+func checkAttentionMatrix(f *Facts) *Finding {
+	ev := f.Ev
+	switch ev.Kind {
+	case parser.KindHostKill, parser.KindCPU, parser.KindServing:
+		return nil
+	}
+	fd := &Finding{Culprit: "attention-matrix", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested}}
+	if s := ev.TensorShape; len(s) == 4 && s[2] == s[3] && s[1] > 0 && s[1] <= 256 && s[2] >= 64 {
+		bytes := dtypeBytes(ev.TensorDType)
+		n := s[0] * s[1] * s[2] * s[3] * max(bytes, 1)
+		fd.Confidence = 0.8
+		fd.Quantities.Batch, fd.Quantities.Heads, fd.Quantities.SeqLen, fd.Quantities.BytesPerElem = s[0], s[1], s[2], bytes
+		fd.Title = fmt.Sprintf("A [%d, %d, %d, %d] attention-score tensor", s[0], s[1], s[2], s[3])
+		if bytes > 0 {
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%d batch × %d heads × %d × %d × %d B = %s per layer", s[0], s[1], s[2], s[3], bytes, size(n)))
+		}
+		fd.Explanation = "The tensor that failed has the shape of attention scores: batch × heads × sequence × sequence. It grows with the square of the sequence length and linearly with the batch, and training keeps one per layer for the backward pass."
+		fd.Evidence = append(fd.Evidence, f.EventLine())
+		return fd
+	}
+	if e, ok := f.Find(attentionCue); ok {
+		fd.Confidence = 0.6
+		fd.Evidence = append(fd.Evidence, e, f.EventLine())
+		fd.Title = "The attention scores do not fit"
+		fd.Explanation = "The failure is in attention. Without a fused kernel (SDPA's flash or memory-efficient backends, FlashAttention) attention materialises batch × heads × seq × seq scores, often with a float32 copy for the softmax."
+		if n, ok := f.Notice("eager-attention-fallback"); ok {
+			fd.Confidence = 0.75
+			fd.Evidence = append(fd.Evidence, n)
+			fd.Explanation += " The log shows the model falling back to eager attention."
+		}
+		f.headsArithmetic(fd)
+		return fd
+	}
+	// A single request that is a large share of the whole device.
+	if f.Capacity > 0 && f.Requested >= f.Capacity*30/100 && !f.trainingLikely() {
+		fd.Confidence = 0.5
+		fd.Evidence = append(fd.Evidence, f.EventLine())
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("one request of %s = %s of the device's %s", size(f.Requested), pct(f.Requested, f.Capacity), size(f.Capacity)))
+		fd.Title = fmt.Sprintf("One %s tensor: a quadratic (attention-sized) allocation", size(f.Requested))
+		fd.Explanation = "A single allocation this large is not weights or a cache growing a little: it is a tensor whose size is quadratic in the sequence length — the attention scores over a very long (often image- or beam-inflated) sequence."
+		if f.Requested > f.Capacity {
+			fd.Explanation += " It is larger than the whole device, so no tuning of the allocator helps: the shape must change."
+		}
+		fd.Decide = "the frames of the failing call (run with the full traceback) and the sequence length going into attention"
+		f.headsArithmetic(fd)
+		return fd
+	}
+	return nil
+}
+
+// headsArithmetic solves requested = heads × s² × bytes for s when the
+// model's head count is known.
+func (f *Facts) headsArithmetic(fd *Finding) {
+	if f.Model == nil || f.Model.Heads == 0 || f.Requested == 0 {
+		return
+	}
+	for _, b := range []int64{2, 4} {
+		s := int64(math.Sqrt(float64(f.Requested) / float64(f.Model.Heads*b)))
+		if s >= 256 {
+			fd.Quantities.Heads, fd.Quantities.SeqLen, fd.Quantities.BytesPerElem, fd.Quantities.Batch = f.Model.Heads, s, b, 1
+			fd.Model = f.Model.ID
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s ≈ 1 × %d heads × %s² × %d B (a sequence of ≈%s tokens)", size(f.Requested), f.Model.Heads, commas(s), b, commas(s)))
+			return
+		}
+	}
+}
+
+// dtypeBytes is the element size of a TensorFlow/NumPy dtype name.
+func dtypeBytes(t string) int64 {
+	switch t {
+	case "float", "float32", "int32", "uint32":
+		return 4
+	case "half", "float16", "bfloat16", "int16":
+		return 2
+	case "double", "float64", "int64":
+		return 8
+	case "int8", "uint8", "bool":
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,59 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// batchTooLarge: an inference batch too big for the activations it needs.
+// It fires on a batched inference forward (a batch setting above 1 or a
+// tensor whose first dimension is the batch) and, weakly, on inference
+// forwards in general.
+func batchTooLarge() Rule {
+	return Rule{
+		ID:        "batch-too-large",
+		Title:     "An inference batch too large for the activations it needs",
+		Recognise: "An OOM in a batched inference forward whose size scales with the batch (batch_size > 1, many files or prompts at once).",
+		Check:     checkBatchTooLarge,
+	}
+}
+
+func checkBatchTooLarge(f *Facts) *Finding {
+	ev := f.Ev
+	switch ev.Kind {
+	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindCUBLAS:
+		return nil
+	}
+	if f.trainingLikely() || ev.Phase == parser.PhaseLoad || ev.Phase == parser.PhaseBackward || ev.Phase == parser.PhaseOptimizer {
+		return nil
+	}
+	fd := &Finding{Culprit: "batch-too-large", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested, Inference: true}}
+	fd.Title = "The inference batch is too large"
+	fd.Explanation = "Activation memory in a forward pass scales with the batch. With weights resident, a batch that fits on one input can fail on many at once; halving the batch halves the activations."
+	for _, name := range []string{"batch_size", "per_device_eval_batch_size", "eval_batch_size"} {
+		if s, ok := f.Setting(name); ok {
+			if b, err := strconv.ParseInt(s.Value, 10, 64); err == nil && b > 1 {
+				fd.Confidence = 0.55
+				fd.Quantities.Batch = b
+				fd.Evidence = append(fd.Evidence, Evidence{Input: f.Input, Line: s.Line, Text: s.Name + "=" + s.Value})
+				fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("batch %d: activations scale ×%d over a single input", b, b))
+			}
+		}
+	}
+	if fd.Confidence == 0 {
+		switch {
+		case ev.Phase == parser.PhaseForward && (f.Inference > 0 || ev.Kind == parser.KindMPS):
+			fd.Confidence = 0.3
+			fd.Decide = "the batch size of the failing call: if it is 1, look at the sequence or image size instead"
+		case ev.Phase == parser.PhaseEval:
+			fd.Confidence = 0.3
+			fd.Decide = "per_device_eval_batch_size and whether predictions are accumulated on the GPU (eval_accumulation_steps)"
+		default:
+			return nil
+		}
+	}
+	fd.Evidence = append(fd.Evidence, f.EventLine())
+	return fd
+}

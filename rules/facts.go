@@ -1,0 +1,268 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/oomdoc/oomdoc/models"
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+const (
+	kib = int64(1) << 10
+	mib = int64(1) << 20
+	gib = int64(1) << 30
+)
+
+// Facts are what every rule needs about one event, derived once: the
+// figures with their gaps filled only from other log lines or hints, the
+// model, and the text of the frames and nearby lines to search for cues.
+type Facts struct {
+	Ev    *parser.Event
+	Res   *parser.Result
+	Input string
+	Cat   models.Catalog
+
+	Capacity     int64 // device capacity: the message, nvidia-smi, or --gpu; 0 unknown
+	CapacityFrom string
+	Requested    int64 // 0 unknown
+	Free         int64
+	FreeKnown    bool
+	Allocated    int64
+	Reserved     int64 // PyTorch's reserved total; 0 unknown
+	Unallocated  int64
+	UnallocKnown bool
+	InUse        int64 // this process, non-PyTorch memory included
+	OthersBytes  int64 // other processes, as the message or nvidia-smi lists them
+
+	Model     *models.Model
+	ModelFrom Evidence // where the model id came from (Line 0 for --model)
+	Params    int64    // from the catalogue or the name
+
+	Training  float64 // 0..1: how strongly the log says this is training
+	Inference float64 // 0..1: how strongly it says inference/serving
+
+	// events on other ranks or devices, for cross-event rules
+	Others []parser.Event
+}
+
+// NewFacts derives the facts for event i of the input.
+func NewFacts(in Input, i int) *Facts {
+	res := in.Result
+	ev := &res.Events[i]
+	f := &Facts{Ev: ev, Res: res, Input: res.Input, Cat: in.Catalog}
+	val := func(p *int64) int64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	f.Requested = val(ev.RequestedBytes)
+	f.Free, f.FreeKnown = val(ev.FreeBytes), ev.FreeBytes != nil
+	f.Allocated = val(ev.AllocatedBytes)
+	f.Reserved = val(ev.ReservedBytes)
+	f.Unallocated, f.UnallocKnown = val(ev.ReservedUnallocatedBytes), ev.ReservedUnallocatedBytes != nil
+	f.InUse = val(ev.ProcessInUseBytes)
+	for _, p := range ev.OtherProcesses {
+		f.OthersBytes += val(p.Bytes)
+	}
+	switch {
+	case ev.TotalBytes != nil:
+		f.Capacity, f.CapacityFrom = *ev.TotalBytes, "message"
+	case in.Hints.GPUBytes != nil:
+		f.Capacity, f.CapacityFrom = *in.Hints.GPUBytes, "--gpu"
+	default:
+		for _, g := range res.Context.GPUs {
+			if g.TotalBytes != nil && (ev.Device == nil || ev.Device.Index == nil || g.Index == nil || *g.Index == *ev.Device.Index) {
+				f.Capacity, f.CapacityFrom = *g.TotalBytes, "nvidia-smi"
+				break
+			}
+		}
+	}
+	f.findModel(in)
+	for j := range res.Events {
+		if j != i {
+			f.Others = append(f.Others, res.Events[j])
+		}
+	}
+	f.Training, f.Inference = f.workload()
+	return f
+}
+
+// findModel picks the model: --model first, then the log's ids in order.
+func (f *Facts) findModel(in Input) {
+	if in.Hints.Model != "" {
+		if m, ok := in.Catalog.Lookup(in.Hints.Model); ok {
+			f.Model, f.ModelFrom = &m, Evidence{Input: f.Input, Text: "--model " + in.Hints.Model}
+		} else if p, ok := models.ParamsFromName(in.Hints.Model); ok {
+			f.Params, f.ModelFrom = p, Evidence{Input: f.Input, Text: "--model " + in.Hints.Model}
+		}
+	}
+	if f.Model == nil && f.Params == 0 {
+		for _, ref := range f.Res.Context.Models {
+			if m, ok := in.Catalog.Lookup(ref.ID); ok {
+				f.Model, f.ModelFrom = &m, Evidence{Input: f.Input, Line: ref.Line, Text: ref.ID}
+				break
+			}
+			if p, ok := models.ParamsFromName(ref.ID); ok && f.Params == 0 {
+				f.Params, f.ModelFrom = p, Evidence{Input: f.Input, Line: ref.Line, Text: ref.ID}
+			}
+		}
+	}
+	if f.Model != nil {
+		f.Params = f.Model.Params
+	}
+}
+
+// Holder is what the process holds on the device by the best figure the
+// log gives: reserved, else in-use, else allocated.
+func (f *Facts) Holder() int64 {
+	switch {
+	case f.Reserved > 0:
+		return f.Reserved
+	case f.InUse > 0:
+		return f.InUse
+	}
+	return f.Allocated
+}
+
+// Outside is device memory held by neither this process's allocator nor
+// free: capacity − free − (in-use, else reserved). It is -1 when unknown.
+func (f *Facts) Outside() int64 {
+	if f.Capacity == 0 || !f.FreeKnown {
+		return -1
+	}
+	held := f.InUse
+	if held == 0 {
+		held = f.Holder()
+	}
+	if held == 0 {
+		return -1
+	}
+	return f.Capacity - f.Free - held
+}
+
+// A cue is a word to find in the frames, the lines around the failure, or
+// the message.
+type cue struct {
+	words []string
+}
+
+func words(ws ...string) cue { return cue{words: ws} }
+
+// Find returns the first line (innermost frame first, then the nearest
+// context line, then the message) that contains one of the cue's words.
+func (f *Facts) Find(c cue) (Evidence, bool) {
+	ev := f.Ev
+	for k := len(ev.Frames) - 1; k >= 0; k-- {
+		fr := ev.Frames[k]
+		text := fr.Code + " " + fr.Function + " " + fr.File
+		if hasAny(text, c.words) {
+			shown := fr.Code
+			if shown == "" || !hasAny(fr.Code, c.words) {
+				shown = strings.TrimSpace(`File "` + fr.File + `", in ` + fr.Function + ": " + fr.Code)
+			}
+			line := fr.LogLine
+			if fr.Code != "" && hasAny(fr.Code, c.words) {
+				line = fr.LogLine + 1
+			}
+			return Evidence{Input: f.Input, Line: line, Text: shown}, true
+		}
+	}
+	for k := len(ev.ContextLines) - 1; k >= 0; k-- {
+		if hasAny(ev.ContextLines[k].Text, c.words) {
+			return Evidence{Input: f.Input, Line: ev.ContextLines[k].Line, Text: ev.ContextLines[k].Text}, true
+		}
+	}
+	if hasAny(ev.Message, c.words) {
+		return f.EventLine(), true
+	}
+	return Evidence{}, false
+}
+
+// Notice returns the first context notice with the id.
+func (f *Facts) Notice(id string) (Evidence, bool) {
+	for _, n := range f.Res.Context.Notices {
+		if n.ID == id {
+			return Evidence{Input: f.Input, Line: n.Line, Text: n.Text}, true
+		}
+	}
+	return Evidence{}, false
+}
+
+// Setting returns the first setting with the name.
+func (f *Facts) Setting(name string) (parser.Setting, bool) {
+	for _, s := range f.Res.Context.Settings {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return parser.Setting{}, false
+}
+
+// EventLine is the failure's own line as evidence.
+func (f *Facts) EventLine() Evidence {
+	return Evidence{Input: f.Input, Line: f.Ev.Line, Text: clip(f.Ev.Message, 240)}
+}
+
+func hasAny(s string, ws []string) bool {
+	for _, w := range ws {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+var (
+	trainingCue = words("backward", "optimizer", "train", "Trainer", "loss", ".fit(", "training_step", "accelerate/", "deepspeed", "lora", "peft", "sft", "finetune", "fine_tune", "dreambooth", "grad_scaler", "zero_grad")
+	// inferenceCue words that only inference code uses.
+	inferenceCue = words("generate", "inference", "infer(", "predict", "pipeline", "chat(", "vllm", "no_grad", "inference_mode", "Prompt executed", "comfy", "sampler", "llama-server", "vllm serve", "serving", "eval(", "evaluate", "demo")
+)
+
+// workload scores how strongly the log says training or inference.
+func (f *Facts) workload() (training, inference float64) {
+	if _, ok := f.Find(trainingCue); ok {
+		training = 0.8
+	}
+	if f.Ev.Phase == parser.PhaseBackward || f.Ev.Phase == parser.PhaseOptimizer {
+		training = 1
+	}
+	if _, ok := f.Find(inferenceCue); ok {
+		inference = 0.8
+	}
+	switch f.Ev.Phase {
+	case parser.PhaseGenerate, parser.PhaseDecode:
+		inference = 1
+	}
+	switch f.Ev.Framework {
+	case "vllm", "ggml", "mlx", "megengine":
+		inference = max(inference, 0.6)
+	}
+	if training == 0 {
+		// Weak priors: a rank prefix, a device other than 0 or a datacenter
+		// card make a training job more likely than not.
+		if f.Ev.Rank != nil {
+			training += 0.3
+		}
+		if f.Ev.Device != nil && f.Ev.Device.Index != nil && *f.Ev.Device.Index > 0 {
+			training += 0.3
+		}
+		if f.Capacity >= 40*gib {
+			training += 0.2
+		}
+	}
+	return training, inference
+}
+
+// trainingLikely reports whether training outweighs inference.
+func (f *Facts) trainingLikely() bool { return f.Training > f.Inference && f.Training >= 0.3 }

@@ -1,0 +1,53 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// fragmentation: memory PyTorch has reserved but not allocated would hold
+// the request, yet no block of it is large enough. It fires only when
+// reserved-but-unallocated ≥ the request (research: peers.md §10 items
+// 6–7), with confidence growing with the idle share of the device.
+func fragmentation() Rule {
+	return Rule{
+		ID:        "fragmentation",
+		Title:     "Reserved-but-unallocated memory would hold the request, but it is split into pieces too small",
+		Recognise: "2.x: \"reserved by PyTorch but unallocated\" ≥ the requested size; 1.x: reserved − allocated ≥ the request. Large idle cache relative to the device.",
+		Check:     checkFragmentation,
+	}
+}
+
+func checkFragmentation(f *Facts) *Finding {
+	ev := f.Ev
+	if ev.Kind == parser.KindXLA {
+		// XLA's BFC allocator without preallocation fragments as it grows.
+		fd := &Finding{Culprit: "fragmentation", Event: ev.ID, Confidence: 0.25, Quantities: Quantities{RequestedBytes: f.Requested}}
+		fd.Title = "Possibly fragmentation of XLA's growing memory pool"
+		fd.Explanation = "With preallocation disabled (XLA_PYTHON_CLIENT_PREALLOCATE=false) or the platform allocator, XLA grows its pool on demand and can fail to find a contiguous block although enough memory is free in total."
+		fd.Decide = "whether XLA_PYTHON_CLIENT_PREALLOCATE / XLA_PYTHON_CLIENT_ALLOCATOR are set, and the jaxlib version"
+		fd.Evidence = append(fd.Evidence, f.EventLine())
+		return fd
+	}
+	if !f.UnallocKnown || f.Requested == 0 || f.Unallocated < f.Requested {
+		return nil
+	}
+	fd := &Finding{Culprit: "fragmentation", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, HolderBytes: f.Unallocated}}
+	share := 0.0
+	if f.Capacity > 0 {
+		share = float64(f.Unallocated) / float64(f.Capacity)
+	}
+	fd.Confidence = 0.25 + 0.5*min(1, share/0.2)
+	fd.Title = fmt.Sprintf("%s reserved but unallocated, yet no block of %s", size(f.Unallocated), size(f.Requested))
+	fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("reserved − allocated = %s ≥ requested %s", size(f.Unallocated), size(f.Requested)))
+	if f.Capacity > 0 {
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("the idle cache is %s of the device", pct(f.Unallocated, f.Capacity)))
+	}
+	fd.Explanation = "PyTorch's caching allocator holds enough free memory for this request, but split across blocks that are each too small. Expandable segments let one segment grow instead of leaving slivers."
+	if share < 0.1 {
+		fd.Explanation += " The idle share is small, though: fragmentation is at most a contributor, and the memory that is allocated is the real pressure."
+	}
+	fd.Evidence = append(fd.Evidence, f.EventLine())
+	return fd
+}

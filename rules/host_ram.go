@@ -1,0 +1,51 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// hostRAM: CPU RAM ran out — the kernel's OOM killer, a SIGKILL, a
+// DataLoader worker killed, or PyTorch's CPU allocator refusing.
+func hostRAM() Rule {
+	return Rule{
+		ID:        "host-ram",
+		Title:     "Host (CPU) RAM ran out, not GPU memory",
+		Recognise: "\"Killed\", \"killed by signal: Killed\", exit code -9/137, the kernel's \"Out of memory: Killed process\", cgroup oom-kill, DefaultCPUAllocator: can't allocate memory; a DataLoader \"Bus error\" means /dev/shm.",
+		Check:     checkHostRAM,
+	}
+}
+
+func checkHostRAM(f *Facts) *Finding {
+	ev := f.Ev
+	fd := &Finding{Culprit: "host-ram", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested}}
+	switch ev.Kind {
+	case parser.KindCPU:
+		fd.Confidence = 0.9
+		fd.Title = "The CPU allocator could not get host memory"
+		if f.Requested > 0 {
+			fd.Title = fmt.Sprintf("One %s host allocation failed", size(f.Requested))
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("requested %s (%s) of host RAM in one piece", size(f.Requested), gb(f.Requested)))
+		}
+		fd.Explanation = "This is host RAM, not the GPU: a tensor on the CPU (loading a checkpoint, moving a model or a full-graph batch to CPU, building a large array) asked for more than the machine — or its container's limit — can give."
+	case parser.KindHostKill:
+		fd.Confidence = 0.85
+		if ev.Suspected {
+			fd.Confidence = 0.6
+			fd.Decide = "the kernel log (dmesg | grep -i oom, or journalctl -k): a SIGKILL is an OOM kill only when the kernel or the batch system says so"
+		}
+		fd.Title = "The process was killed for using too much host RAM"
+		fd.Explanation = "The operating system (kernel OOM killer, cgroup limit, batch system) killed the process because the machine's RAM ran out. GPU settings do not change this: loading, dataloader workers and CPU copies of tensors do."
+		if strings.Contains(ev.Signal, "Bus error") {
+			fd.Title = "DataLoader workers ran out of shared memory (/dev/shm)"
+			fd.Explanation = "A DataLoader worker died of SIGBUS: workers hand batches to the main process through shared memory (/dev/shm), and it is full — common in Docker's default 64 MB /dev/shm or with many workers and large batches."
+			fd.Confidence = 0.85
+		}
+	default:
+		return nil
+	}
+	fd.Evidence = append(fd.Evidence, f.EventLine())
+	return fd
+}

@@ -1,0 +1,67 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// kvCache: the generation cache grows with context × batch, or is
+// preallocated to the model's maximum context.
+func kvCache() Rule {
+	return Rule{
+		ID:        "kv-cache",
+		Title:     "The generation KV cache: grows with context length × batch, or is preallocated to the maximum context",
+		Recognise: "Frames in generate, a cache update or torch.cat of past keys/values, a static cache or setup_caches preallocating max_seq_len; long max_new_tokens / max_length.",
+		Check:     checkKVCache,
+	}
+}
+
+var kvCue = words("past_key_value", "kv_cache", "KVCache", "key_cache", "value_cache", "cache_utils.py", "setup_caches", "StaticCache", "DynamicCache", "cache.update", "past_key_values", "k_cache", "v_cache", "allocate_kv", "max_cache_len", "cache_shape")
+
+func checkKVCache(f *Facts) *Finding {
+	ev := f.Ev
+	fd := &Finding{Culprit: "kv-cache", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Inference: true}}
+	if e, ok := f.Find(kvCue); ok {
+		fd.Confidence = 0.75
+		fd.Evidence = append(fd.Evidence, e)
+		fd.Title = "The KV cache does not fit"
+		fd.Explanation = "The failing allocation is the attention key/value cache. Its size is 2 × layers × KV heads × head_dim × bytes per token, times the tokens it is sized for."
+		if _, pre := f.Find(words("setup_caches", "StaticCache", "max_cache_len", "cache_shape", "torch.zeros")); pre {
+			fd.Explanation += " Here it is preallocated up front (a static cache sized to the maximum sequence length), so it costs its full size before a single token is generated, whatever the prompt's length."
+		}
+	} else if ev.Kind == parser.KindServing {
+		fd.Confidence = 0.5
+		fd.Evidence = append(fd.Evidence, f.EventLine())
+		fd.Title = "The KV cache for the maximum context does not fit the serving budget"
+		fd.Explanation = "The engine sizes its KV cache for at least one request at max_model_len; at the model's default context that exceeds what is left after the weights."
+		if ev.MaxModelLen != nil {
+			fd.Quantities.MaxModelLen = *ev.MaxModelLen
+		}
+	} else if ev.Phase == parser.PhaseGenerate {
+		fd.Confidence = 0.4
+		fd.Evidence = append(fd.Evidence, f.EventLine())
+		if e, ok := f.Find(words("generate(", "._sample", "greedy_search", "beam_search")); ok {
+			fd.Evidence = append(fd.Evidence, e)
+		}
+		fd.Title = "Out of memory during generation"
+		fd.Explanation = "The failure is inside generate(). The KV cache grows by a fixed amount per generated token and per batch row; long outputs, beams or batches make it the largest allocation after the weights."
+		fd.Decide = "the input length, max_new_tokens and batch/beam count of the failing call"
+	} else {
+		return nil
+	}
+	if f.Model != nil {
+		per := f.Model.KVBytesPerToken(2)
+		if per > 0 {
+			fd.Model = f.Model.ID
+			fd.Quantities.KVBytesPerTok = per
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("KV per token = 2 × %d layers × %d KV heads × %d × 2 B = %s", f.Model.Layers, f.Model.KVHeads, f.Model.HeadDim, size(per)))
+			if f.Model.MaxContext > 0 {
+				full := per * f.Model.MaxContext
+				fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("at the full %s-token context: %s per sequence", commas(f.Model.MaxContext), size(full)))
+				fd.Quantities.SeqLen = f.Model.MaxContext
+			}
+		}
+	}
+	return fd
+}

@@ -1,0 +1,110 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// leak: memory grows across iterations because tensors are kept alive or
+// autograd history accumulates. It fires on allocated figures that grow
+// across repeated failures of one device, on a failure after many steps,
+// and — as a low-confidence alternative — on any training-step failure
+// whose step count the log does not show.
+func leak() Rule {
+	return Rule{
+		ID:        "leak",
+		Title:     "Memory grows across iterations: tensors kept alive or graph history accumulated",
+		Recognise: "An OOM only after many steps or epochs; allocated figures growing across repeated OOMs; `total_loss += loss` without .item(), lists of outputs kept across iterations.",
+		Check:     checkLeak,
+	}
+}
+
+var leakCue = words("+= loss", "+=loss", "losses.append(loss)", "outputs.append(", "preds.append(", "all_logits.append(", "retain_graph=True")
+
+func checkLeak(f *Facts) *Finding {
+	ev := f.Ev
+	switch ev.Kind {
+	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindMPS, parser.KindNCCL:
+		return nil
+	}
+	fd := &Finding{Culprit: "leak", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested}}
+	fd.Title = "Memory grows from one iteration to the next"
+	fd.Explanation = "Something keeps tensors alive across iterations — a running loss summed without .item(), outputs appended to a list, a graph retained — so memory rises each step until an ordinary allocation fails. empty_cache() cannot free referenced tensors."
+	if grown := f.growth(); grown > 0 {
+		fd.Confidence = 0.8
+		fd.Quantities.HolderBytes = grown
+		fd.Arithmetic = append(fd.Arithmetic, "allocated grew by "+size(grown)+" between repeated failures on the same device")
+	} else if e, ok := f.Find(leakCue); ok {
+		fd.Confidence = 0.6
+		fd.Evidence = append(fd.Evidence, e)
+	} else if p := f.progress(); p != nil && (p.Epoch != nil && *p.Epoch >= 1 || p.Step != nil && *p.Step >= 100) {
+		fd.Confidence = 0.45
+		fd.Evidence = append(fd.Evidence, Evidence{Input: f.Input, Line: p.Line, Text: progressText(p)})
+		fd.Decide = "memory_allocated() logged every N steps: a steady rise is a leak, a flat line with one spike is a large batch"
+	} else if f.Training >= 0.8 && (ev.Phase == parser.PhaseBackward || ev.Phase == parser.PhaseForward || ev.Phase == parser.PhaseUnknown) {
+		fd.Confidence = 0.25
+		fd.Decide = "whether it failed on the first step or after many: log torch.cuda.memory_allocated() each step"
+	} else {
+		return nil
+	}
+	fd.Evidence = append(fd.Evidence, f.EventLine())
+	return fd
+}
+
+// growth is how much allocated memory grew from the first to the last
+// failure on the same device and rank.
+func (f *Facts) growth() int64 {
+	if f.Ev.AllocatedBytes == nil {
+		return 0
+	}
+	first := *f.Ev.AllocatedBytes
+	var last int64
+	n := 0
+	for _, o := range f.Others {
+		if o.AllocatedBytes == nil || o.Line <= f.Ev.Line || !sameDevice(o, *f.Ev) {
+			continue
+		}
+		last, n = *o.AllocatedBytes, n+1
+	}
+	if n == 0 || last-first < 64*mib {
+		return 0
+	}
+	return last - first
+}
+
+func sameDevice(a, b parser.Event) bool {
+	if (a.Rank == nil) != (b.Rank == nil) || a.Rank != nil && *a.Rank != *b.Rank {
+		return false
+	}
+	ai, bi := -1, -1
+	if a.Device != nil && a.Device.Index != nil {
+		ai = *a.Device.Index
+	}
+	if b.Device != nil && b.Device.Index != nil {
+		bi = *b.Device.Index
+	}
+	return ai == bi
+}
+
+// progress is the last progress counter the parser saw before the event.
+func (f *Facts) progress() *parser.Progress {
+	for i := range f.Res.Context.Progress {
+		if f.Res.Context.Progress[i].Event == f.Ev.ID {
+			return &f.Res.Context.Progress[i]
+		}
+	}
+	return nil
+}
+
+func progressText(p *parser.Progress) string {
+	switch {
+	case p.Epoch != nil && p.Step != nil:
+		return fmt.Sprintf("epoch %d, step %d", *p.Epoch, *p.Step)
+	case p.Epoch != nil:
+		return fmt.Sprintf("epoch %d", *p.Epoch)
+	case p.Step != nil:
+		return fmt.Sprintf("step %d", *p.Step)
+	}
+	return ""
+}

@@ -1,0 +1,92 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// logitsUpcast: full-vocabulary logits, often upcast to float32, at prefill
+// or in the loss. It fires on lm_head / logits.float() / cross_entropy
+// frames, and on a large request that factors exactly as tokens × a known
+// vocabulary × 4 bytes on a device that holds a model.
+func logitsUpcast() Rule {
+	return Rule{
+		ID:        "logits-upcast",
+		Title:     "Full-vocabulary logits (often upcast to float32) for every position",
+		Recognise: "Frames in lm_head, logits.float(), cross_entropy or log_softmax over a large vocabulary; a request ≈ batch × seq × vocab × 4 B.",
+		Check:     checkLogitsUpcast,
+	}
+}
+
+var logitsCue = words("lm_head", "logits.float()", ".float()", "cross_entropy", "CrossEntropyLoss", "log_softmax", "compute_loss", "get_logits", "logits =", "logits=")
+
+func checkLogitsUpcast(f *Facts) *Finding {
+	ev := f.Ev
+	switch ev.Kind {
+	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL:
+		return nil
+	}
+	fd := &Finding{Culprit: "logits-upcast", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Training: f.trainingLikely()}}
+	e, cued := f.Find(logitsCue)
+	// Factor the request as tokens × vocab × {4, 2} B.
+	vocab := f.Cat.Vocabularies()
+	if f.Model != nil && f.Model.Vocab > 0 {
+		vocab = []int64{f.Model.Vocab}
+		fd.Model = f.Model.ID
+	}
+	var tokens, v, b int64
+	if f.Requested >= 256*mib && (f.Allocated == 0 || f.Allocated >= gib) {
+		lo, hi := requestRange(ev)
+		for _, bytes := range []int64{4, 2} {
+			for i := len(vocab) - 1; i >= 0 && tokens == 0; i-- {
+				// Only a unique factorisation is evidence: an allocator-rounded
+				// figure fits several token counts for any vocabulary.
+				if hi-lo >= vocab[i]*bytes {
+					continue
+				}
+				if t, ok := factor(lo, hi, vocab[i]*bytes); ok && t >= 512 && t <= 4<<20 {
+					tokens, v, b = t, vocab[i], bytes
+				}
+			}
+			if tokens > 0 || !cued {
+				break
+			}
+		}
+	}
+	switch {
+	case cued:
+		fd.Confidence = 0.6
+		if f.trainingLikely() {
+			fd.Confidence = 0.5 // the loss is one activation among many in training
+		}
+		fd.Evidence = append(fd.Evidence, e)
+	case tokens > 0 && tokens%64 != 0:
+		// No frames, but the size is an exact product with a real
+		// vocabulary and an unround token count: a prompt's positions.
+		fd.Confidence = 0.5
+		fd.Decide = "the frames of the failing call: a traceback through lm_head or the loss would confirm it"
+	case tokens > 0 && ev.Kind == parser.KindMPS:
+		fd.Confidence = 0.35
+	case len(ev.Frames) == 0 && f.Requested >= 4*gib && f.Inference > 0 && !f.trainingLikely():
+		// One multi-GiB buffer in an inference runtime with fused attention:
+		// the largest single tensor of a long prefill is its logits.
+		fd.Confidence = 0.45
+		for _, v := range []int64{262144, 151936, 128256} {
+			t := (f.Requested + v*2) / (v * 4)
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s ≈ %s positions × %s vocabulary × 4 B", size(f.Requested), commas(t), commas(v)))
+		}
+		fd.Decide = "the prompt length and the model's vocabulary: positions × vocabulary × 4 B matching the request confirms it"
+	default:
+		return nil
+	}
+	fd.Evidence = append(fd.Evidence, f.EventLine())
+	fd.Title = "Logits over the whole vocabulary for every position"
+	fd.Explanation = "The language-model head computes batch × positions × vocabulary scores; many models upcast them to float32 for the softmax or the loss, and the loss makes further copies of the same size. Only the last position's logits are needed to generate."
+	if tokens > 0 {
+		fd.Quantities.Tokens, fd.Quantities.Vocab, fd.Quantities.BytesPerElem, fd.Quantities.Batch = tokens, v, b, 1
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s = %s positions × %s vocabulary × %d B", size(f.Requested), commas(tokens), commas(v), b))
+		fd.Title = fmt.Sprintf("Float logits for %s positions × %s vocabulary", commas(tokens), commas(v))
+	}
+	return fd
+}

@@ -1,0 +1,49 @@
+package rules
+
+import "github.com/oomdoc/oomdoc/parser"
+
+// noGradMissing: evaluation or inference that records autograd graphs. It
+// fires on an evaluation path whose frames show no torch.no_grad or
+// inference_mode, and — weakly — on PyTorch 0.x's THC message: 0.4 removed
+// `volatile=True`, so evaluation code written for 0.3 started recording
+// graphs and running out of memory.
+func noGradMissing() Rule {
+	return Rule{
+		ID:        "no-grad-missing",
+		Title:     "Evaluation or inference that records autograd graphs (no torch.no_grad / inference_mode)",
+		Recognise: "An OOM in validation/eval/predict code with no no_grad or inference_mode in sight; memory growing during evaluation only; pre-0.4 code relying on volatile=True.",
+		Check:     checkNoGradMissing,
+	}
+}
+
+var evalCue = words("validation_step", "validate(", "evaluate(", "evaluation_loop", "eval_step", "test_step", "predict(", "prediction_step", "def test", "test(", "valid(", "_eval", "eval(")
+
+func checkNoGradMissing(f *Facts) *Finding {
+	ev := f.Ev
+	switch ev.Kind {
+	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindXLA, parser.KindTF:
+		return nil
+	}
+	if _, guarded := f.Find(words("no_grad", "inference_mode", "torch.inference")); guarded {
+		return nil
+	}
+	if _, ok := f.Notice("no-grad"); ok {
+		return nil
+	}
+	fd := &Finding{Culprit: "no-grad-missing", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested, Inference: true}}
+	fd.Title = "Evaluation runs with autograd on, keeping every activation"
+	fd.Explanation = "Without torch.no_grad() or torch.inference_mode(), a forward pass records the graph and keeps its activations for a backward pass that never comes; in an evaluation loop they pile up batch after batch. model.eval() does not switch this off."
+	if e, ok := f.Find(evalCue); ok && (ev.Phase == parser.PhaseEval || ev.Phase == parser.PhaseForward || ev.Phase == parser.PhaseUnknown) {
+		fd.Confidence = 0.6
+		fd.Evidence = append(fd.Evidence, e, f.EventLine())
+		return fd
+	}
+	if ev.Variant == "torch-0.x-thc" {
+		fd.Confidence = 0.35
+		fd.Evidence = append(fd.Evidence, f.EventLine())
+		fd.Explanation += " This message comes from PyTorch 0.x (THC), the era in which 0.4 removed Variable(volatile=True): evaluation code written for 0.3 silently started recording graphs."
+		fd.Decide = "whether the failure happens in evaluation or inference code, and whether it runs under torch.no_grad()"
+		return fd
+	}
+	return nil
+}

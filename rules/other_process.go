@@ -1,0 +1,105 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// otherProcess: memory held outside this process's PyTorch allocator —
+// other processes, another framework or a notebook kernel. It fires on the
+// message's own process list, on nvidia-smi rows, and on the arithmetic
+// capacity − free − what this process holds.
+func otherProcess() Rule {
+	return Rule{
+		ID:        "other-process",
+		Title:     "Memory held outside this process's PyTorch allocator",
+		Recognise: "\"Process N has X memory in use\" for other PIDs; capacity − free − this process's memory is large; nvidia-smi shows other processes; non-PyTorch memory (in-use − reserved) is large.",
+		Check:     checkOtherProcess,
+	}
+}
+
+func checkOtherProcess(f *Facts) *Finding {
+	ev := f.Ev
+	switch ev.Kind {
+	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindMPS:
+		if !(ev.Kind == parser.KindServing && ev.Variant == "vllm-startup") {
+			return nil
+		}
+	}
+	fd := &Finding{Culprit: "other-process", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested}}
+	fd.Title = "Another process (or non-PyTorch memory) holds the device"
+	fd.Explanation = "Part of the device is held by something PyTorch's allocator does not manage: other processes (a second job, a zombie, a notebook kernel, the desktop), or in-process CUDA contexts and libraries. Nothing inside this program frees it."
+	floor := max(gib, f.Capacity/10)
+	switch {
+	case f.OthersBytes > 0 && f.OthersBytes >= max(f.Requested, f.Capacity/20):
+		fd.Confidence = 0.85
+		fd.Quantities.HolderBytes = f.OthersBytes
+		for _, p := range ev.OtherProcesses {
+			if p.Bytes != nil {
+				fd.Arithmetic = append(fd.Arithmetic, "process "+strconv.FormatInt(p.PID, 10)+" holds "+size(*p.Bytes))
+			}
+		}
+	case ev.Kind == parser.KindServing:
+		fd.Confidence = 0.6
+		fd.Explanation = "vLLM found less free memory at startup than gpu_memory_utilization asks for: another process (or an earlier engine in the same process) holds part of the device."
+	case f.Outside() >= floor && f.Outside() >= f.Requested:
+		out := f.Outside()
+		fd.Confidence = 0.55 + 0.35*min(1, float64(out)/float64(f.Capacity)/0.5)
+		fd.Quantities.HolderBytes = out
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("capacity %s − free %s − this process %s = %s held elsewhere (%s)", size(f.Capacity), size(f.Free), size(f.heldByProcess()), size(out), pct(out, f.Capacity)))
+	case f.InUse > 0 && f.Reserved > 0 && f.InUse-f.Reserved >= max(2*gib, f.Capacity/10):
+		fd.Confidence = 0.5
+		fd.Quantities.HolderBytes = f.InUse - f.Reserved
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("in use %s − reserved by PyTorch %s = %s of non-PyTorch memory in this process", size(f.InUse), size(f.Reserved), size(f.InUse-f.Reserved)))
+		fd.Title = "Non-PyTorch memory inside this process is large"
+	case f.Holder() == 0 && f.FreeKnown && f.Capacity > 0 && f.Free < max(f.Requested, 1) && ev.Kind != parser.KindCUDNN:
+		// Nothing says who holds the device.
+		fd.Confidence = 0.3
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("free %s of %s, and the log does not say who holds the rest", size(f.Free), size(f.Capacity)))
+		fd.Decide = "who holds the device: run nvidia-smi (or torch.cuda.list_gpu_processes()) right before the failing step"
+	default:
+		if g := f.smiOthers(); g > 0 && g >= f.Requested {
+			fd.Confidence = 0.7
+			fd.Quantities.HolderBytes = g
+			fd.Arithmetic = append(fd.Arithmetic, "nvidia-smi lists "+size(g)+" used by processes")
+		} else {
+			return nil
+		}
+	}
+	fd.Evidence = append(fd.Evidence, f.EventLine())
+	for _, p := range f.Res.Context.GPUProcs {
+		fd.Evidence = append(fd.Evidence, Evidence{Input: f.Input, Line: p.Line, Text: fmt.Sprintf("nvidia-smi: pid %d %s", p.PID, p.Name)})
+		if len(fd.Evidence) > 4 {
+			break
+		}
+	}
+	return fd
+}
+
+// heldByProcess is what the arithmetic counts as this process's memory.
+func (f *Facts) heldByProcess() int64 {
+	if f.InUse > 0 {
+		return f.InUse
+	}
+	return f.Holder()
+}
+
+// smiOthers sums nvidia-smi's process table for the failing device.
+func (f *Facts) smiOthers() int64 {
+	var sum int64
+	for _, p := range f.Res.Context.GPUProcs {
+		if p.Bytes == nil {
+			continue
+		}
+		if f.Ev.Device != nil && f.Ev.Device.Index != nil && p.GPU != nil && *p.GPU != *f.Ev.Device.Index {
+			continue
+		}
+		sum += *p.Bytes
+	}
+	if len(f.Res.Context.GPUProcs) < 2 {
+		return 0 // a single row is most likely this process
+	}
+	return sum
+}

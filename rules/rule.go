@@ -1,0 +1,78 @@
+package rules
+
+import (
+	"github.com/oomdoc/oomdoc/models"
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// A Rule recognises one culprit. Its text is what `oomdoc explain` and
+// `oomdoc rules` print; Check holds the detection.
+type Rule struct {
+	ID        string // culprit id from spec/culprits.md; also the fixtures/culprits/<ID> folder
+	Title     string // one line: what holds the memory
+	Recognise string // how to recognise it in a log
+	// Check looks at one event with its derived facts. It returns nil when
+	// the culprit does not apply.
+	Check func(f *Facts) *Finding
+}
+
+// Hints are facts the user gives on the command line that the log lacks.
+type Hints struct {
+	Model    string // --model ORG/NAME
+	GPUBytes *int64 // --gpu 24GiB: the device's capacity
+}
+
+// An Input is everything the rules see for one parsed input.
+type Input struct {
+	Result  *parser.Result
+	Hints   Hints
+	Catalog models.Catalog
+}
+
+// Evidence is one log line a finding relies on.
+type Evidence struct {
+	Input string `json:"input"`
+	Line  int    `json:"line"`
+	Text  string `json:"text"`
+}
+
+// Quantities are the numbers a rule derived, for the advice layer to
+// compute savings from. Zero means unknown.
+type Quantities struct {
+	Params         int64   `json:"params,omitempty"`
+	BytesPerParam  float64 `json:"bytes_per_param,omitempty"`
+	WeightBytes    int64   `json:"weight_bytes,omitempty"`
+	CapacityBytes  int64   `json:"capacity_bytes,omitempty"`
+	RequestedBytes int64   `json:"requested_bytes,omitempty"`
+	ShortfallBytes int64   `json:"shortfall_bytes,omitempty"`
+	HolderBytes    int64   `json:"holder_bytes,omitempty"` // what the culprit holds (other processes, unallocated cache, …)
+	Tokens         int64   `json:"tokens,omitempty"`
+	DefaultTokens  int64   `json:"default_tokens,omitempty"`
+	Vocab          int64   `json:"vocab,omitempty"`
+	BytesPerElem   int64   `json:"bytes_per_elem,omitempty"`
+	Batch          int64   `json:"batch,omitempty"`
+	Heads          int64   `json:"heads,omitempty"`
+	SeqLen         int64   `json:"seq_len,omitempty"`
+	KVBytesPerTok  int64   `json:"kv_bytes_per_token,omitempty"`
+	MaxModelLen    int64   `json:"max_model_len,omitempty"`
+	EstimatedLen   int64   `json:"estimated_max_len,omitempty"`
+	Training       bool    `json:"training,omitempty"`
+	Inference      bool    `json:"inference,omitempty"`
+}
+
+// A Finding is one culprit named for one event.
+type Finding struct {
+	Culprit     string     `json:"culprit"`
+	Confidence  float64    `json:"confidence"`
+	Title       string     `json:"title"`
+	Explanation string     `json:"explanation"`
+	Event       string     `json:"event"`
+	Evidence    []Evidence `json:"evidence"`
+	// Arithmetic is the work shown: "576.00 MiB ≈ 2,304 tokens × 65,532 × 4 B".
+	Arithmetic []string `json:"arithmetic,omitempty"`
+	// Decide names the fact that would settle the diagnosis when confidence is low.
+	Decide     string     `json:"decide,omitempty"`
+	Quantities Quantities `json:"quantities"`
+	// Model is the catalogue id the finding used, "" when none.
+	Model string `json:"model,omitempty"`
+}

@@ -1,0 +1,66 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// servingMemoryBudget: a serving engine's memory budget (vLLM, TGI,
+// SGLang): weights plus the KV cache for max_model_len do not fit what
+// gpu_memory_utilization leaves.
+func servingMemoryBudget() Rule {
+	return Rule{
+		ID:        "serving-memory-budget",
+		Title:     "A serving engine's memory budget: weights + KV cache for max_model_len exceed gpu_memory_utilization",
+		Recognise: "vLLM's \"No available memory for the cache blocks\", \"max seq len … larger than the maximum number of tokens that can be stored in KV cache\", \"KV cache is needed, which is larger than the available KV cache memory\", \"Free memory on device … on startup is less than desired GPU memory utilization\".",
+		Check:     checkServingBudget,
+	}
+}
+
+func checkServingBudget(f *Facts) *Finding {
+	ev := f.Ev
+	fd := &Finding{Culprit: "serving-memory-budget", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested, Inference: true}}
+	if ev.Kind != parser.KindServing {
+		e, ok := f.Find(words("vllm/", "sglang/", "text_generation_server", "gpu_memory_utilization", "gpu-memory-utilization"))
+		if !ok {
+			return nil
+		}
+		fd.Confidence = 0.4
+		fd.Evidence = append(fd.Evidence, e, f.EventLine())
+		fd.Title = "Out of memory inside a serving engine"
+		fd.Explanation = "The serving engine reserves gpu_memory_utilization of the device for weights, activations and the KV cache; an OOM inside it means that budget, the CUDA graphs or the sampler's warm-up do not fit."
+		return fd
+	}
+	fd.Confidence = 0.9
+	fd.Evidence = append(fd.Evidence, f.EventLine())
+	switch ev.Variant {
+	case "vllm-startup":
+		fd.Title = "Less free memory at startup than gpu_memory_utilization asks for"
+		fd.Explanation = "vLLM checks that the fraction of the device it was told to use is free when it starts. Something else holds part of it; lower gpu_memory_utilization or free the device."
+		fd.Confidence = 0.8
+	case "vllm-no-cache-blocks":
+		fd.Title = "Nothing is left for the KV cache after the weights and activations"
+		fd.Explanation = "After loading the weights and profiling a forward pass, vLLM found no memory left inside gpu_memory_utilization for KV-cache blocks."
+	default:
+		fd.Title = "The KV cache for one max-length request exceeds the budget"
+		fd.Explanation = "vLLM admits a configuration only if one request at max_model_len fits its KV cache. The model's default context is longer than the budget left after the weights allows."
+		if ev.MaxModelLen != nil {
+			fd.Quantities.MaxModelLen = *ev.MaxModelLen
+		}
+		if ev.EstimatedMaxLen != nil {
+			fd.Quantities.EstimatedLen = *ev.EstimatedMaxLen
+		}
+		if ev.KVCacheTokens != nil {
+			fd.Quantities.EstimatedLen = *ev.KVCacheTokens
+		}
+		if ev.RequestedBytes != nil && ev.KVCacheAvailableBytes != nil {
+			fd.Quantities.ShortfallBytes = *ev.RequestedBytes - *ev.KVCacheAvailableBytes
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("KV needed %s − available %s = %s short", size(*ev.RequestedBytes), size(*ev.KVCacheAvailableBytes), size(fd.Quantities.ShortfallBytes)))
+		}
+		if fd.Quantities.MaxModelLen > 0 && fd.Quantities.EstimatedLen > 0 {
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("max_model_len %s → fits %s", commas(fd.Quantities.MaxModelLen), commas(fd.Quantities.EstimatedLen)))
+		}
+	}
+	return fd
+}

@@ -1,0 +1,90 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/oomdoc/oomdoc/models"
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// visualTokens: too many image or video tokens, or the vision encoder's
+// temporaries at high resolution. Its strongest form is arithmetic: the
+// request factors exactly as tokens × a visual vocabulary × 4 bytes (a
+// visual tokenizer's float32 softmax).
+func visualTokens() Rule {
+	return Rule{
+		ID:        "visual-tokens",
+		Title:     "Too many image/video tokens, or high-resolution vision-encoder temporaries",
+		Recognise: "Frames in a vision tower, visual tokenizer or merge_multimodal; a softmax over a visual vocabulary; an image being processed just before the failure; a request ≈ visual tokens × width × bytes.",
+		Check:     checkVisualTokens,
+	}
+}
+
+var visionCue = words("visual_tokenizer", "vision_tower", "vision_model", "visual.", "get_image_features", "encode_images", "image_features", "pixel_values", "merge_multimodal", "multi_modal_projector", "mm_projector", "patch_embed", "siglip", "navit", "mmproj", "clip_image", "encode_image", "process_image", "processing image", "image slice", "vit.", "VisionTransformer", "visual_embed", "vision_encoder")
+
+func checkVisualTokens(f *Facts) *Finding {
+	ev := f.Ev
+	switch ev.Kind {
+	case parser.KindHostKill, parser.KindCPU, parser.KindServing:
+		return nil
+	}
+	fd := &Finding{Culprit: "visual-tokens", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Inference: f.Inference > 0}}
+	e, visual := f.Find(visionCue)
+	if !visual {
+		e, visual = f.Notice("image-input")
+	}
+	var vis models.Vision
+	haveVis := false
+	if f.Model != nil {
+		vis, haveVis = models.VisionOf(*f.Model)
+		fd.Model = f.Model.ID
+	}
+	// The float32 softmax of a visual tokenizer: tokens × width × 4 B.
+	if sm, ok := f.Find(words("softmax")); ok && (visual || haveVis && vis.SoftmaxWidth > 0) && f.Requested > 0 {
+		widths := models.VisualSoftmaxWidths()
+		if haveVis && vis.SoftmaxWidth > 0 {
+			widths = []int64{vis.SoftmaxWidth}
+		}
+		lo, hi := requestRange(ev)
+		for _, w := range widths {
+			if t, ok := factor(lo, hi, w*4); ok && t >= 16 {
+				fd.Confidence = 0.92
+				fd.Quantities.Tokens, fd.Quantities.Vocab, fd.Quantities.BytesPerElem = t, w, 4
+				fd.Title = fmt.Sprintf("The visual tokenizer's float32 softmax over %s visual words", commas(w))
+				fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s ≈ %s tokens × %s × 4 B", size(f.Requested), commas(t), commas(w)))
+				fd.Evidence = append(fd.Evidence, sm)
+				if visual && e.Line != sm.Line {
+					fd.Evidence = append(fd.Evidence, e)
+				}
+				fd.Explanation = fmt.Sprintf("The visual tokenizer turns every visual token into a probability distribution over %s visual words in float32: %s visual tokens need %s for that one temporary. The number of visual tokens grows with the image's pixel count.", commas(w), commas(t), size(t*w*4))
+				break
+			}
+		}
+	}
+	if fd.Confidence == 0 {
+		if !visual {
+			return nil
+		}
+		fd.Confidence = 0.6
+		if ev.Kind == parser.KindCUDARuntime || ev.Framework == "ggml" {
+			fd.Confidence = 0.7 // an engine encoding an image when it ran out
+		}
+		fd.Evidence = append(fd.Evidence, e)
+		fd.Title = "The vision encoder ran out of memory on a large image"
+		fd.Explanation = "The failure is in the image path. Vision encoders' memory grows with the image's pixel count (tokens, and for full-attention towers their square), so a large or high-resolution image can need far more than the language model."
+		fd.Decide = "the input image's resolution and the processor's max_pixels / image size setting"
+	}
+	fd.Evidence = append(fd.Evidence, f.EventLine())
+	if haveVis && vis.PixelsPerToken > 0 && vis.DefaultMaxPixels > 0 {
+		def := vis.DefaultMaxPixels / vis.PixelsPerToken
+		fd.Quantities.DefaultTokens = def
+		if _, set := f.Setting(vis.Knob); !set {
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("default %s = %s → up to %s visual tokens per image", vis.Knob, vis.DefaultMaxLabel, commas(def)))
+			fd.Explanation += fmt.Sprintf(" The log sets no %s, so the processor's default of %s (≈%s visual tokens) applies: that default is what drives this allocation.", vis.Knob, vis.DefaultMaxLabel, commas(def))
+		}
+		if fd.Quantities.Tokens == 0 {
+			fd.Quantities.Tokens = def
+		}
+	}
+	return fd
+}

@@ -1,0 +1,100 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// weightsTooLarge: the model's weights alone do not fit at the dtype
+// chosen. It fires on arithmetic when the model is known (params × 2 bytes
+// against capacity), on a failure while loading, and — with less
+// confidence — when the resident memory nearly fills the device before a
+// small allocation and nothing points elsewhere.
+func weightsTooLarge() Rule {
+	return Rule{
+		ID:        "weights-too-large",
+		Title:     "The model's weights alone do not fit on the device at this dtype",
+		Recognise: "A failure while loading (from_pretrained, .to(\"cuda\"), load_state_dict, accelerate's set_module_tensor_to_device), or params × bytes per parameter at or above the device's capacity. A small request on a device already ≈ full points the same way.",
+		Check:     checkWeightsTooLarge,
+	}
+}
+
+func checkWeightsTooLarge(f *Facts) *Finding {
+	ev := f.Ev
+	switch ev.Kind {
+	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL:
+		return nil
+	}
+	fd := &Finding{Culprit: "weights-too-large", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Params: f.Params}}
+	if f.Model != nil {
+		fd.Model = f.Model.ID
+	}
+	load := ev.Phase == parser.PhaseLoad
+	if f.Params > 0 && f.Capacity > 0 {
+		w16 := f.Params * 2
+		fd.Quantities.BytesPerParam, fd.Quantities.WeightBytes = 2, w16
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s params × 2 B (16-bit) ≈ %s (%s) against %s of capacity", billions(f.Params), gb(w16), size(w16), size(f.Capacity)))
+		fd.Evidence = append(fd.Evidence, f.ModelFrom)
+		switch {
+		case w16 >= f.Capacity*95/100:
+			fd.Confidence = 0.88
+			if load {
+				fd.Confidence = 0.93
+			}
+			fd.Title = fmt.Sprintf("%s of 16-bit weights cannot fit %s", gb(w16), size(f.Capacity))
+			fd.Explanation = fmt.Sprintf("At 2 bytes per parameter the %s-parameter model needs about %s for its weights alone, more than the device's %s. No batch size, cache setting or allocator option changes that; the weights must shrink (quantisation), be split across devices, or be offloaded.", billions(f.Params), gb(w16), size(f.Capacity))
+			fd.Quantities.ShortfallBytes = w16 - f.Capacity
+		case w16 >= f.Capacity*75/100:
+			fd.Confidence = 0.6
+			if load {
+				fd.Confidence = 0.75
+			}
+			fd.Title = fmt.Sprintf("16-bit weights take %s of the device", pct(w16, f.Capacity))
+			fd.Explanation = fmt.Sprintf("The weights (about %s) leave only %s for activations, the KV cache and the CUDA context, which is rarely enough.", gb(w16), size(f.Capacity-w16))
+		default:
+			if !load {
+				return nil
+			}
+		}
+		if fd.Confidence > 0 {
+			fd.Evidence = append(fd.Evidence, f.EventLine())
+			return fd
+		}
+	}
+	if load {
+		e, _ := f.Find(words("from_pretrained", "load_state_dict", "set_module_tensor_to_device", ".to(", ".cuda(", "load_checkpoint", "load_model", "caching_allocator_warmup", "dispatch_model"))
+		fd.Evidence = append(fd.Evidence, e, f.EventLine())
+		fd.Confidence, fd.Title = 0.6, "Out of memory while loading the model's weights"
+		fd.Explanation = "The failure happened while the weights were being placed on the device, before any input was processed: the model does not fit at this dtype, or something else already holds the device."
+		if f.Capacity > 0 && f.Holder() >= f.Capacity*80/100 {
+			fd.Confidence = 0.75
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("already held while loading: %s of %s (%s)", size(f.Holder()), size(f.Capacity), pct(f.Holder(), f.Capacity)))
+			fd.Explanation += " The device was already " + pct(f.Holder(), f.Capacity) + " full when loading failed."
+		}
+		fd.Decide = "the model id and dtype: pass --model ORG/NAME to compare its weight size with the device"
+		return fd
+	}
+	// A small request on a device that is already nearly full: what is
+	// resident is most likely the model itself.
+	held := f.Holder()
+	if ev.Kind == parser.KindMPS && f.Allocated > 0 {
+		held = f.Allocated
+	}
+	if f.Capacity > 0 && held >= f.Capacity*85/100 && f.Requested > 0 && f.Requested <= f.Capacity/16 {
+		fd.Confidence = 0.45
+		if f.trainingLikely() {
+			fd.Confidence = 0.3
+		}
+		if ev.Kind == parser.KindMPS {
+			fd.Confidence = 0.35
+		}
+		fd.Title = "The device was already full before this small allocation"
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("held %s of %s (%s); this request only %s", size(held), size(f.Capacity), pct(held, f.Capacity), size(f.Requested)))
+		fd.Explanation = "Almost all of the device was in use when a small allocation failed, so the steady state does not fit, not one spike. For inference that steady state is mostly the weights."
+		fd.Decide = "the model's size and dtype: pass --model ORG/NAME, or print torch.cuda.memory_allocated() right after loading"
+		fd.Evidence = append(fd.Evidence, f.EventLine())
+		return fd
+	}
+	return nil
+}
