@@ -153,6 +153,9 @@ func (c *contextScanner) scan(text string, no int) {
 			if m[2] == m[1] || m[2] == name {
 				continue // "dtype=dtype": a variable passed through, not a value
 			}
+			if name == "dtype" && !strings.Contains(text, "from_pretrained") && !strings.Contains(text, "--dtype") && !strings.Contains(text, "LLM(") {
+				continue // softmax(…, dtype=torch.float32) says nothing about the weights
+			}
 			if c.once("set:"+name+"="+m[2]) && len(c.ctx.Settings) < maxContextFacts {
 				c.ctx.Settings = append(c.ctx.Settings, Setting{Name: name, Value: m[2], Line: no})
 			}

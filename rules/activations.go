@@ -24,6 +24,10 @@ func checkActivations(f *Facts) *Finding {
 	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindCUBLAS:
 		return nil
 	}
+	switch ev.Phase {
+	case parser.PhaseLoad, parser.PhaseGenerate, parser.PhaseDecode, parser.PhaseOptimizer:
+		return nil // no training activations exist at these points
+	}
 	fd := &Finding{Culprit: "activations", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Training: true}}
 	fd.Title = "Activations of the training step do not fit"
 	fd.Explanation = "Training keeps every layer's activations until backward() consumes them; their size is proportional to batch × sequence length (× hidden size × layers). Smaller micro-batches, shorter sequences or recomputing activations (gradient checkpointing) shrink them."
@@ -43,7 +47,7 @@ func checkActivations(f *Facts) *Finding {
 			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("failing tensor %v: its first dimension (%d) is usually the batch", s, s[0]))
 		}
 		fd.Decide = "whether this is a training step (a traceback through the train loop) and the batch size"
-	case f.trainingLikely() && f.Capacity > 0 && f.Holder() >= f.Capacity*80/100:
+	case f.TrainingLikely() && f.Capacity > 0 && f.Holder() >= f.Capacity*80/100:
 		fd.Confidence = 0.4
 		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("held %s of %s (%s)", size(f.Holder()), size(f.Capacity), pct(f.Holder(), f.Capacity)))
 		fd.Decide = "whether the job is training (a rank prefix, device index or datacenter GPU suggest it) and its micro-batch size"

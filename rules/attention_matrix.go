@@ -56,7 +56,7 @@ func checkAttentionMatrix(f *Facts) *Finding {
 		return fd
 	}
 	// A single request that is a large share of the whole device.
-	if f.Capacity > 0 && f.Requested >= f.Capacity*30/100 && !f.trainingLikely() {
+	if f.Capacity > 0 && f.Requested >= f.Capacity*30/100 && !f.TrainingLikely() {
 		fd.Confidence = 0.5
 		fd.Evidence = append(fd.Evidence, f.EventLine())
 		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("one request of %s = %s of the device's %s", size(f.Requested), pct(f.Requested, f.Capacity), size(f.Capacity)))

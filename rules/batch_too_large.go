@@ -26,7 +26,7 @@ func checkBatchTooLarge(f *Facts) *Finding {
 	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindCUBLAS:
 		return nil
 	}
-	if f.trainingLikely() || ev.Phase == parser.PhaseLoad || ev.Phase == parser.PhaseBackward || ev.Phase == parser.PhaseOptimizer {
+	if f.TrainingLikely() || ev.Phase == parser.PhaseLoad || ev.Phase == parser.PhaseBackward || ev.Phase == parser.PhaseOptimizer {
 		return nil
 	}
 	fd := &Finding{Culprit: "batch-too-large", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested, Inference: true}}

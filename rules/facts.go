@@ -224,7 +224,7 @@ func clip(s string, n int) string {
 }
 
 var (
-	trainingCue = words("backward", "optimizer", "train", "Trainer", "loss", ".fit(", "training_step", "accelerate/", "deepspeed", "lora", "peft", "sft", "finetune", "fine_tune", "dreambooth", "grad_scaler", "zero_grad")
+	trainingCue = words("backward", "optimizer", "train(", "train.py", "train_", "_train", "training", "Trainer", "trainer", "loss", ".fit(", "training_step", "accelerate/", "deepspeed", "lora", "peft", "sft", "finetune", "fine_tune", "dreambooth", "grad_scaler", "zero_grad")
 	// inferenceCue words that only inference code uses.
 	inferenceCue = words("generate", "inference", "infer(", "predict", "pipeline", "chat(", "vllm", "no_grad", "inference_mode", "Prompt executed", "comfy", "sampler", "llama-server", "vllm serve", "serving", "eval(", "evaluate", "demo")
 )
@@ -264,5 +264,5 @@ func (f *Facts) workload() (training, inference float64) {
 	return training, inference
 }
 
-// trainingLikely reports whether training outweighs inference.
-func (f *Facts) trainingLikely() bool { return f.Training > f.Inference && f.Training >= 0.3 }
+// TrainingLikely reports whether training outweighs inference.
+func (f *Facts) TrainingLikely() bool { return f.Training > f.Inference && f.Training >= 0.3 }

@@ -27,7 +27,7 @@ func checkLogitsUpcast(f *Facts) *Finding {
 	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL:
 		return nil
 	}
-	fd := &Finding{Culprit: "logits-upcast", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Training: f.trainingLikely()}}
+	fd := &Finding{Culprit: "logits-upcast", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Training: f.TrainingLikely()}}
 	e, cued := f.Find(logitsCue)
 	// Factor the request as tokens × vocab × {4, 2} B.
 	vocab := f.Cat.Vocabularies()
@@ -57,7 +57,7 @@ func checkLogitsUpcast(f *Facts) *Finding {
 	switch {
 	case cued:
 		fd.Confidence = 0.6
-		if f.trainingLikely() {
+		if f.TrainingLikely() {
 			fd.Confidence = 0.5 // the loss is one activation among many in training
 		}
 		fd.Evidence = append(fd.Evidence, e)
@@ -68,7 +68,7 @@ func checkLogitsUpcast(f *Facts) *Finding {
 		fd.Decide = "the frames of the failing call: a traceback through lm_head or the loss would confirm it"
 	case tokens > 0 && ev.Kind == parser.KindMPS:
 		fd.Confidence = 0.35
-	case len(ev.Frames) == 0 && f.Requested >= 4*gib && f.Inference > 0 && !f.trainingLikely():
+	case len(ev.Frames) == 0 && f.Requested >= 4*gib && f.Inference > 0 && !f.TrainingLikely():
 		// One multi-GiB buffer in an inference runtime with fused attention:
 		// the largest single tensor of a long prefill is its logits.
 		fd.Confidence = 0.45

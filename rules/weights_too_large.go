@@ -83,7 +83,7 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 	}
 	if f.Capacity > 0 && held >= f.Capacity*85/100 && f.Requested > 0 && f.Requested <= f.Capacity/16 {
 		fd.Confidence = 0.45
-		if f.trainingLikely() {
+		if f.TrainingLikely() {
 			fd.Confidence = 0.3
 		}
 		if ev.Kind == parser.KindMPS {

@@ -1,0 +1,155 @@
+// Package advice turns the rules' findings into what the user should
+// change: fixes ranked by their effect on this crash, each with the bytes it
+// saves (computed from the finding's quantities, or unknown), spelled for
+// the versions the log shows; the popular remedies that will not help, with
+// the reason; and for weight culprits a table of what fits the device.
+package advice
+
+import (
+	"strconv"
+
+	"github.com/oomdoc/oomdoc/parser"
+	"github.com/oomdoc/oomdoc/rules"
+)
+
+// Schema is the JSON report's schema id (spec/report-json.md).
+const Schema = "oomdoc/v1"
+
+// A Fix is one change that addresses a culprit.
+type Fix struct {
+	ID         string `json:"id"`
+	Title      string `json:"title"`
+	Why        string `json:"why"`
+	Snippet    string `json:"snippet"`
+	SavesBytes *int64 `json:"saves_bytes"`
+	// Saving says in words what the saving is made of ("≈2,304 → 576
+	// visual tokens: 576.00 MiB → 144.00 MiB").
+	Saving string `json:"saving,omitempty"`
+	Caveat string `json:"caveat"`
+	// Note explains a spelling chosen for the user's versions.
+	Note string `json:"note,omitempty"`
+}
+
+// An Ineffective remedy is popular advice the evidence rules out.
+type Ineffective struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Why   string `json:"why"`
+	Event string `json:"event,omitempty"`
+}
+
+// A Diagnosis is a finding with its fixes.
+type Diagnosis struct {
+	rules.Finding
+	Fixes []Fix `json:"fixes"`
+}
+
+// A FitRow is one option of the "what fits" table.
+type FitRow struct {
+	Option   string `json:"option"`
+	Bytes    int64  `json:"bytes"`
+	Fits     bool   `json:"fits"`
+	Headroom int64  `json:"headroom_bytes"` // capacity − bytes − reserve; negative when it does not fit
+	Note     string `json:"note,omitempty"`
+}
+
+// A FitTable compares weight formats and models with the device.
+type FitTable struct {
+	Model    string   `json:"model"`
+	Capacity int64    `json:"capacity_bytes"`
+	Reserve  int64    `json:"reserve_bytes"`
+	Rows     []FitRow `json:"rows"`
+}
+
+// Report is the whole answer for a set of inputs.
+type Report struct {
+	Inputs      []string        `json:"inputs"`
+	Events      []parser.Event  `json:"events"`
+	Diagnoses   []Diagnosis     `json:"diagnoses"`
+	Ineffective []Ineffective   `json:"ineffective"`
+	WhatFits    *FitTable       `json:"what_fits,omitempty"`
+	Capture     []string        `json:"capture,omitempty"` // what to capture next when evidence is thin
+	Context     *parser.Context `json:"-"`
+	Dropped     int             `json:"dropped_events,omitempty"`
+}
+
+// MaxDiagnoses bounds the culprits a report names.
+const MaxDiagnoses = 5
+
+// Build makes the report for one parsed input.
+func Build(in rules.Input) Report {
+	res := in.Result
+	rep := Report{Inputs: []string{res.Input}, Events: res.Events, Context: &res.Context, Dropped: res.Dropped}
+	rep.Diagnoses, rep.Ineffective = []Diagnosis{}, []Ineffective{}
+	if rep.Events == nil {
+		rep.Events = []parser.Event{}
+	}
+	if len(res.Events) == 0 {
+		return rep
+	}
+	env := EnvOf(res)
+	findings := rules.Diagnose(in, rules.All())
+	if len(findings) > MaxDiagnoses {
+		findings = findings[:MaxDiagnoses]
+	}
+	for _, fd := range findings {
+		f := rules.NewFacts(in, eventIndex(res, fd.Event))
+		ctx := &fixContext{fd: fd, f: f, env: env, cat: in.Catalog}
+		rep.Diagnoses = append(rep.Diagnoses, Diagnosis{Finding: fd, Fixes: fixesFor(ctx)})
+	}
+	first := 0
+	if len(findings) > 0 {
+		first = eventIndex(res, findings[0].Event)
+	}
+	top := rules.NewFacts(in, first)
+	rep.WhatFits = whatFits(findings, top, in.Catalog)
+	rep.Ineffective = ineffectiveFor(findings, top, env)
+	rep.Capture = captureFor(findings, top)
+	return rep
+}
+
+func eventIndex(res *parser.Result, id string) int {
+	for i := range res.Events {
+		if res.Events[i].ID == id {
+			return i
+		}
+	}
+	return 0
+}
+
+// Merge joins the reports of several inputs into one, numbering the events
+// across them so that ids stay unique.
+func Merge(reps []Report) Report {
+	if len(reps) == 1 {
+		return reps[0]
+	}
+	out := Report{Inputs: []string{}, Events: []parser.Event{}, Diagnoses: []Diagnosis{}, Ineffective: []Ineffective{}}
+	n := 0
+	for _, r := range reps {
+		ids := map[string]string{}
+		out.Inputs = append(out.Inputs, r.Inputs...)
+		for _, ev := range r.Events {
+			n++
+			id := "e" + itoa(n)
+			ids[ev.ID] = id
+			ev.ID = id
+			out.Events = append(out.Events, ev)
+		}
+		for _, d := range r.Diagnoses {
+			d.Event = ids[d.Event]
+			out.Diagnoses = append(out.Diagnoses, d)
+		}
+		for _, x := range r.Ineffective {
+			x.Event = ids[x.Event]
+			out.Ineffective = append(out.Ineffective, x)
+		}
+		if out.WhatFits == nil {
+			out.WhatFits = r.WhatFits
+		}
+		out.Capture = append(out.Capture, r.Capture...)
+		out.Dropped += r.Dropped
+	}
+	return out
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

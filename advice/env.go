@@ -1,0 +1,120 @@
+package advice
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// Env is what the log says about the user's stack, for spelling fixes the
+// way their versions expect (research/peers.md §11).
+type Env struct {
+	Torch        string // "2.1.2", "" when unknown
+	Transformers string
+	VLLM         string
+	HintEnv      string // the allocator env var the failure message itself names
+	ROCm         bool
+}
+
+// EnvOf reads versions from the parsed context and the events.
+func EnvOf(res *parser.Result) Env {
+	var e Env
+	for _, v := range res.Context.Versions {
+		switch v.Name {
+		case "torch":
+			e.Torch = v.Version
+		case "transformers":
+			e.Transformers = v.Version
+		case "vllm":
+			e.VLLM = v.Version
+		}
+	}
+	for _, ev := range res.Events {
+		if ev.HintEnv != "" && e.HintEnv == "" {
+			e.HintEnv = ev.HintEnv
+		}
+		if ev.Kind == parser.KindHIP || ev.Device != nil && ev.Device.Type == "rocm" {
+			e.ROCm = true
+		}
+	}
+	return e
+}
+
+// version parses the major and minor numbers of "4.56.1+cu121"; ok is
+// false for an unknown version.
+func version(v string) (major, minor int, ok bool) {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return 0, 0, false
+	}
+	lead := func(s string) (int, bool) {
+		n := 0
+		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+			n++
+		}
+		x, err := strconv.Atoi(s[:n])
+		return x, err == nil
+	}
+	ma, ok1 := lead(parts[0])
+	mi, ok2 := lead(parts[1])
+	return ma, mi, ok1 && ok2
+}
+
+// atLeast reports whether v ≥ major.minor; known is false when v is unknown.
+func atLeast(v string, major, minor int) (yes, known bool) {
+	ma, mi, ok := version(v)
+	if !ok {
+		return false, false
+	}
+	return ma > major || ma == major && mi >= minor, true
+}
+
+// AllocConfVar names the allocator env var to set, with a note when the
+// choice needed care: torch < 2.8 and 2.9.x need PYTORCH_CUDA_ALLOC_CONF
+// (2.9.1 ignores expandable_segments under the new name), ≥ 2.11 prefers
+// PYTORCH_ALLOC_CONF, and the old name works everywhere as an alias.
+func (e Env) AllocConfVar() (name, note string) {
+	if e.ROCm {
+		return "PYTORCH_HIP_ALLOC_CONF", ""
+	}
+	if new, known := atLeast(e.Torch, 2, 11); known {
+		if new {
+			return "PYTORCH_ALLOC_CONF", "torch " + e.Torch + " reads PYTORCH_ALLOC_CONF (the old PYTORCH_CUDA_ALLOC_CONF still works as an alias)"
+		}
+		if nine, _ := atLeast(e.Torch, 2, 9); nine {
+			return "PYTORCH_CUDA_ALLOC_CONF", "on torch " + e.Torch + " use PYTORCH_CUDA_ALLOC_CONF: 2.9.x ignores expandable_segments given as PYTORCH_ALLOC_CONF"
+		}
+		return "PYTORCH_CUDA_ALLOC_CONF", ""
+	}
+	if e.HintEnv == "PYTORCH_ALLOC_CONF" {
+		return "PYTORCH_CUDA_ALLOC_CONF", "your torch prints PYTORCH_ALLOC_CONF, but on 2.9.x only PYTORCH_CUDA_ALLOC_CONF enables expandable_segments; the old name works on every version"
+	}
+	return "PYTORCH_CUDA_ALLOC_CONF", "torch version not in the log: PYTORCH_CUDA_ALLOC_CONF works on every version (≥ 2.11 also reads PYTORCH_ALLOC_CONF)"
+}
+
+// DTypeArg spells the from_pretrained dtype argument: dtype= since
+// transformers 4.56, torch_dtype= before; torch_dtype= is accepted by every
+// version, so it is the choice when the version is unknown.
+func (e Env) DTypeArg() (arg, note string) {
+	if yes, known := atLeast(e.Transformers, 4, 56); known {
+		if yes {
+			return "dtype", ""
+		}
+		return "torch_dtype", ""
+	}
+	return "torch_dtype", "transformers version not in the log: torch_dtype= works on every version (≥ 4.56 prefers dtype=)"
+}
+
+// LogitsToKeepArg spells the argument that limits logits to the last
+// positions: logits_to_keep since transformers 4.49, num_logits_to_keep
+// before (and silently ignored after the shim was removed).
+func (e Env) LogitsToKeepArg() (arg, note string) {
+	if yes, known := atLeast(e.Transformers, 4, 49); known {
+		if yes {
+			return "logits_to_keep", ""
+		}
+		return "num_logits_to_keep", ""
+	}
+	return "logits_to_keep", "transformers version not in the log: logits_to_keep is the name since 4.49; older versions call it num_logits_to_keep"
+}

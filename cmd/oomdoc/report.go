@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/oomdoc/oomdoc/advice"
+	"github.com/oomdoc/oomdoc/models"
+	"github.com/oomdoc/oomdoc/parser"
+	"github.com/oomdoc/oomdoc/render"
+	"github.com/oomdoc/oomdoc/rules"
+)
+
+// ReportFlags are the flags of every command that prints a report.
+type ReportFlags struct {
+	Format string `short:"f" enum:"text,markdown,json" default:"text" help:"Report format: text, markdown or json."`
+	Color  string `enum:"auto,always,never" default:"auto" help:"Colour the text report: auto, always or never (NO_COLOR is honoured in auto)."`
+	Width  int    `help:"Wrap the text report at this many columns (default: the terminal's width up to 100, else 80)."`
+	Model  string `placeholder:"ORG/NAME" help:"The model that ran, when the log does not say (e.g. llava-hf/llava-1.5-13b-hf)."`
+	GPU    string `name:"gpu" placeholder:"SIZE" help:"The GPU's memory, when the log does not say (e.g. 24GiB)."`
+}
+
+// hints turns the flags into rule hints; a bad --gpu is a usage error.
+func (f *ReportFlags) hints() (rules.Hints, error) {
+	h := rules.Hints{Model: strings.TrimSpace(f.Model)}
+	if f.GPU != "" {
+		n, ok := parser.ParseSize(strings.TrimSpace(f.GPU))
+		if !ok || n < 1<<20 || !strings.ContainsAny(f.GPU, "KMGTkmgt") {
+			return h, &exitError{code: exitUsage, err: fmt.Errorf("--gpu %q: give a size with a unit, e.g. 24GiB", f.GPU)}
+		}
+		h.GPUBytes = &n
+	}
+	return h, nil
+}
+
+// options decides colour and width for a report written to out.
+func (f *ReportFlags) options(env *Env, out io.Writer) render.Options {
+	tty := env.IsTerminal(out)
+	o := render.Options{Width: f.Width}
+	switch f.Color {
+	case "always":
+		o.Color = true
+	case "auto":
+		o.Color = tty && env.Getenv("NO_COLOR") == "" && env.Getenv("TERM") != "dumb"
+	}
+	if o.Width <= 0 {
+		o.Width = 80
+		if tty {
+			if w := env.TermWidth(out); w > 0 {
+				o.Width = min(w, 100)
+			}
+		}
+	}
+	return o
+}
+
+// analyse builds the report for parsed inputs.
+func analyse(results []*parser.Result, h rules.Hints) advice.Report {
+	cat := models.Load()
+	reps := make([]advice.Report, 0, len(results))
+	for _, res := range results {
+		reps = append(reps, advice.Build(rules.Input{Result: res, Hints: h, Catalog: cat}))
+	}
+	if len(reps) == 0 {
+		return advice.Report{Inputs: []string{}, Events: []parser.Event{}, Diagnoses: []advice.Diagnosis{}, Ineffective: []advice.Ineffective{}}
+	}
+	return advice.Merge(reps)
+}
+
+// write renders the report, mapping a write failure to its exit status.
+func (f *ReportFlags) write(env *Env, out io.Writer, rep advice.Report) error {
+	if err := render.Write(out, f.Format, rep, f.options(env, out)); err != nil {
+		return &exitError{code: exitWriteError, err: err}
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package render
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/oomdoc/oomdoc/advice"
+	"github.com/oomdoc/oomdoc/parser"
+	"github.com/oomdoc/oomdoc/rules"
+)
+
+// The wire types below are the JSON contract (spec/report-json.md, schema
+// oomdoc/v1). They are declared here, apart from the Go types they are
+// filled from, so that renaming a Go field never changes the document.
+
+type jsonReport struct {
+	Schema      string            `json:"schema"`
+	Inputs      []string          `json:"inputs"`
+	Events      []parser.Event    `json:"events"`
+	Diagnoses   []jsonDiagnosis   `json:"diagnoses"`
+	Ineffective []jsonIneffective `json:"ineffective"`
+	WhatFits    *advice.FitTable  `json:"what_fits,omitempty"`
+	Capture     []string          `json:"capture,omitempty"`
+	Dropped     int               `json:"dropped_events,omitempty"`
+}
+
+type jsonDiagnosis struct {
+	Culprit     string           `json:"culprit"`
+	Confidence  float64          `json:"confidence"`
+	Title       string           `json:"title"`
+	Explanation string           `json:"explanation"`
+	Event       string           `json:"event"`
+	Evidence    []rules.Evidence `json:"evidence"`
+	Fixes       []jsonFix        `json:"fixes"`
+	Arithmetic  []string         `json:"arithmetic,omitempty"`
+	Decide      string           `json:"decide,omitempty"`
+	Quantities  rules.Quantities `json:"quantities"`
+	Model       string           `json:"model,omitempty"`
+}
+
+type jsonFix struct {
+	ID         string `json:"id"`
+	Title      string `json:"title"`
+	SavesBytes *int64 `json:"saves_bytes"`
+	Snippet    string `json:"snippet"`
+	Caveat     string `json:"caveat"`
+	Why        string `json:"why,omitempty"`
+	Saving     string `json:"saving,omitempty"`
+	Note       string `json:"note,omitempty"`
+}
+
+type jsonIneffective struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Why   string `json:"why"`
+	Event string `json:"event,omitempty"`
+}
+
+// JSON writes the report as spec/report-json.md describes.
+func JSON(w io.Writer, rep advice.Report) error {
+	out := jsonReport{Schema: advice.Schema, Inputs: rep.Inputs, Events: rep.Events, Diagnoses: []jsonDiagnosis{}, Ineffective: []jsonIneffective{}, WhatFits: rep.WhatFits, Capture: rep.Capture, Dropped: rep.Dropped}
+	if out.Inputs == nil {
+		out.Inputs = []string{}
+	}
+	if out.Events == nil {
+		out.Events = []parser.Event{}
+	}
+	for i := range out.Events {
+		if out.Events[i].OtherProcesses == nil {
+			out.Events[i].OtherProcesses = []parser.Process{}
+		}
+		if out.Events[i].Frames == nil {
+			out.Events[i].Frames = []parser.Frame{}
+		}
+	}
+	for _, d := range rep.Diagnoses {
+		jd := jsonDiagnosis{Culprit: d.Culprit, Confidence: round2(d.Confidence), Title: d.Title, Explanation: d.Explanation, Event: d.Event,
+			Evidence: d.Evidence, Fixes: []jsonFix{}, Arithmetic: d.Arithmetic, Decide: d.Decide, Quantities: d.Quantities, Model: d.Model}
+		if jd.Evidence == nil {
+			jd.Evidence = []rules.Evidence{}
+		}
+		for _, fx := range d.Fixes {
+			jd.Fixes = append(jd.Fixes, jsonFix{ID: fx.ID, Title: fx.Title, SavesBytes: fx.SavesBytes, Snippet: fx.Snippet, Caveat: fx.Caveat, Why: fx.Why, Saving: fx.Saving, Note: fx.Note})
+		}
+		out.Diagnoses = append(out.Diagnoses, jd)
+	}
+	for _, x := range rep.Ineffective {
+		out.Ineffective = append(out.Ineffective, jsonIneffective(x))
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(escapeJSONUnsafe(data), '\n')
+	_, err = w.Write(data)
+	return err
+}
+
+func round2(x float64) float64 { return float64(int(x*100+0.5)) / 100 }

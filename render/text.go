@@ -1,0 +1,430 @@
+package render
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/oomdoc/oomdoc/advice"
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// Text writes the terminal report: a one-line verdict, the failure, the
+// memory bar, the ranked culprits with their evidence and arithmetic, the
+// fixes with their savings, what will not help, what fits, and what to
+// capture next when the evidence is thin.
+func Text(w io.Writer, rep advice.Report, o Options) error {
+	bw := bufio.NewWriter(w)
+	t := &textWriter{w: bw, st: newStyles(w, o.Color), width: o.Width}
+	t.report(rep)
+	if t.err != nil {
+		return t.err
+	}
+	return bw.Flush()
+}
+
+type textWriter struct {
+	w     *bufio.Writer
+	st    styles
+	width int
+	err   error
+}
+
+func (t *textWriter) line(s string) {
+	if t.err == nil {
+		_, t.err = t.w.WriteString(s + "\n")
+	}
+}
+
+// para writes wrapped text with an indent on every line.
+func (t *textWriter) para(indent, s string) { t.hang(indent, indent, s) }
+
+// hang writes wrapped text whose first line starts with first and whose
+// other lines are indented by rest (a hanging indent).
+func (t *textWriter) hang(first, rest, s string) {
+	width := max(t.width-ansi.StringWidth(rest), 20)
+	wrapped := ansi.Wordwrap(s, width, " /")
+	for i, l := range strings.Split(wrapped, "\n") {
+		pre := rest
+		if i == 0 {
+			pre = first
+		}
+		t.line(pre + strings.TrimRight(l, " "))
+	}
+}
+
+// block writes preformatted text (code) as it is: snippets are meant to be
+// copied, so long lines are not cut.
+func (t *textWriter) block(indent, s string, style func(...string) string) {
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		t.line(strings.TrimRight(indent+style(l), " "))
+	}
+}
+
+func (t *textWriter) heading(s string) {
+	t.line("")
+	t.line(t.st.heading.Render(s))
+}
+
+func (t *textWriter) report(rep advice.Report) {
+	name := strings.Join(rep.Inputs, ", ")
+	if len(rep.Events) == 0 {
+		t.line(t.st.good.Render("✓ No out-of-memory failure found") + " in " + Safe(name) + ".")
+		t.para("  ", "oomdoc looked for PyTorch (CUDA, ROCm, MPS, XPU, CPU), cuDNN/cuBLAS/NCCL, vLLM, JAX/XLA, TensorFlow, MLX, llama.cpp and host OOM-killer messages. If this run did crash, pass the whole log — the error is often above the last lines.")
+		t.notices(rep)
+		return
+	}
+	t.verdict(rep)
+	for _, g := range groupEvents(rep.Events) {
+		t.failure(g)
+	}
+	t.culprits(rep)
+	t.fixes(rep)
+	t.wontHelp(rep)
+	t.whatFits(rep)
+	t.capture(rep)
+	if rep.Dropped > 0 {
+		t.line("")
+		t.para("", fmt.Sprintf("%d more failures in the input were counted but not kept (limit %d).", rep.Dropped, parser.MaxEvents))
+	}
+}
+
+func (t *textWriter) verdict(rep advice.Report) {
+	ev := rep.Events[0]
+	what := kindWords(ev.Kind)
+	if ev.Device != nil {
+		what += " on " + deviceName(ev.Device)
+	}
+	if ev.Phase != "" && ev.Phase != parser.PhaseUnknown {
+		what += " during " + ev.Phase
+	}
+	if ev.RequestedBytes != nil {
+		what += ": " + parser.FormatSize(*ev.RequestedBytes) + " requested"
+		if ev.FreeBytes != nil {
+			what += ", " + parser.FormatSize(*ev.FreeBytes) + " free"
+		}
+	}
+	t.line(t.st.verdict.Render("✗ " + what))
+	if len(rep.Diagnoses) == 0 {
+		t.para("  ", "Cause unknown: the log does not show what holds the memory. See \"Capture next\" below.")
+		return
+	}
+	d := rep.Diagnoses[0]
+	lead := "Most likely: "
+	if d.Confidence < 0.5 {
+		lead = "Evidence is thin; most plausible: "
+	}
+	t.hang("  ", "  ", lead+t.st.culprit.Render(d.Culprit)+" — "+Safe(d.Title)+" "+t.st.conf.Render(fmt.Sprintf("(%.0f%%)", d.Confidence*100)))
+}
+
+// an eventGroup is one failure as printed by one or more ranks.
+type eventGroup struct {
+	ev    parser.Event
+	ranks []int
+	count int
+}
+
+// groupEvents shows the same failure on many ranks once, with the ranks.
+func groupEvents(evs []parser.Event) []eventGroup {
+	var out []eventGroup
+	index := map[string]int{}
+	for _, ev := range evs {
+		k := ev.Kind + "|" + ev.Phase + "|" + stripRankDigits(ev.Message)
+		if i, ok := index[k]; ok && ev.Rank != nil {
+			out[i].ranks = append(out[i].ranks, *ev.Rank)
+			out[i].count++
+			continue
+		}
+		g := eventGroup{ev: ev, count: 1}
+		if ev.Rank != nil {
+			g.ranks = []int{*ev.Rank}
+			index[k] = len(out)
+		}
+		out = append(out, g)
+		if len(out) == 6 {
+			break
+		}
+	}
+	return out
+}
+
+func stripRankDigits(msg string) string {
+	// "GPU 3 has a total capacity" differs per rank only in the device digit.
+	var b strings.Builder
+	prevGPU := false
+	for _, f := range strings.Fields(msg) {
+		if prevGPU && len(f) <= 3 {
+			f = "N"
+		}
+		prevGPU = f == "GPU" || f == "(GPU"
+		b.WriteString(f + " ")
+	}
+	return b.String()
+}
+
+func (t *textWriter) failure(g eventGroup) {
+	ev := g.ev
+	title := "Failure " + ev.ID
+	if g.count > 1 {
+		title += fmt.Sprintf(" (and the same on %d ranks)", g.count)
+	}
+	t.heading(title)
+	row := func(k, v string) { t.hang("  "+t.st.faint.Render(fmt.Sprintf("%-9s", k))+" ", "            ", v) }
+	msg := ev.Message
+	if ev.Exception != "" {
+		msg = ev.Exception + ": " + msg
+	}
+	row("what", Safe(clipRunes(msg, 300)))
+	if ev.Device != nil {
+		d := deviceName(ev.Device)
+		if ev.TotalBytes != nil {
+			d += " · " + parser.FormatSize(*ev.TotalBytes) + " total"
+		}
+		row("device", d)
+	}
+	if ev.Phase != "" {
+		row("phase", ev.Phase)
+	}
+	if len(g.ranks) > 0 {
+		row("rank", joinRanks(g.ranks))
+	}
+	row("where", Safe(fmt.Sprintf("%s:%d", ev.Input, ev.Line)))
+	if len(ev.Frames) > 0 {
+		f := ev.Frames[len(ev.Frames)-1]
+		row("frame", Safe(fmt.Sprintf("%s:%d in %s", shortPath(f.File), f.Line, f.Function)))
+		if f.Code != "" {
+			row("", t.st.code.Render(Safe(f.Code)))
+		}
+	}
+	t.memory(&ev)
+}
+
+func (t *textWriter) memory(ev *parser.Event) {
+	b, ok := barOf(ev)
+	if !ok {
+		return
+	}
+	width := min(t.width-4, 72)
+	bar, marker := b.draw(t.st, width)
+	t.line("")
+	t.line("  " + bar)
+	if marker != "" {
+		t.line("  " + marker)
+	}
+	var parts []string
+	if b.knownAllocated {
+		parts = append(parts, t.st.barAlloc.Render("█")+" allocated "+parser.FormatSize(b.allocated))
+	}
+	if b.knownUnalloc {
+		parts = append(parts, t.st.barUnalloc.Render("▓")+" reserved, unused "+parser.FormatSize(b.unallocated))
+	}
+	if b.knownOutside {
+		parts = append(parts, t.st.barOutside.Render("▒")+" outside PyTorch "+parser.FormatSize(b.outside))
+	}
+	if b.knownFree {
+		parts = append(parts, t.st.barFree.Render("░")+" free "+parser.FormatSize(b.free))
+	}
+	t.para("  ", strings.Join(parts, "   "))
+	if b.request > 0 && b.knownFree {
+		if b.request > b.free {
+			t.para("  ", t.st.barRequest.Render("└")+fmt.Sprintf(" request %s > free %s: short by %s", parser.FormatSize(b.request), parser.FormatSize(b.free), parser.FormatSize(b.request-b.free)))
+		} else {
+			t.para("  ", t.st.barRequest.Render("└")+fmt.Sprintf(" request %s ≤ free %s: the allocation failed although the space exists", parser.FormatSize(b.request), parser.FormatSize(b.free)))
+		}
+	}
+}
+
+func (t *textWriter) culprits(rep advice.Report) {
+	if len(rep.Diagnoses) == 0 {
+		t.heading("Cause")
+		t.para("  ", "Unknown. None of oomdoc's culprits matches the evidence in this log, and oomdoc does not guess.")
+		return
+	}
+	t.heading("Culprits, most likely first")
+	for i, d := range rep.Diagnoses {
+		t.line("")
+		t.hang("  ", "     ", fmt.Sprintf("%d. %s %s  %s", i+1, t.st.culprit.Render(d.Culprit), t.st.conf.Render(fmt.Sprintf("%.0f%%", d.Confidence*100)), Safe(d.Title)))
+		for _, a := range d.Arithmetic {
+			t.para("     ", t.st.warn.Render("= ")+Safe(a))
+		}
+		t.para("     ", Safe(d.Explanation))
+		for _, e := range d.Evidence {
+			loc := fmt.Sprintf("%s:%d", e.Input, e.Line)
+			if e.Line == 0 {
+				loc = "(given)"
+			}
+			t.hang("     ", "       ", t.st.faint.Render(Safe(loc))+"  "+t.st.code.Render(Safe(clipRunes(e.Text, 200))))
+		}
+		if d.Decide != "" {
+			t.para("     ", t.st.faint.Render("would decide: ")+Safe(d.Decide))
+		}
+	}
+}
+
+func (t *textWriter) fixes(rep advice.Report) {
+	n := 0
+	for _, d := range rep.Diagnoses {
+		n += len(d.Fixes)
+	}
+	if n == 0 {
+		return
+	}
+	t.heading("Fixes, best first")
+	k := 0
+	for di, d := range rep.Diagnoses {
+		if di >= 3 {
+			break
+		}
+		for fi, fx := range d.Fixes {
+			if fi >= 3 {
+				break
+			}
+			k++
+			save := ""
+			if fx.SavesBytes != nil {
+				save = t.st.good.Render(" — saves ≈" + parser.FormatSize(*fx.SavesBytes))
+			}
+			t.line("")
+			t.hang("  ", "     ", fmt.Sprintf("%d. %s%s  %s", k, Safe(fx.Title), save, t.st.id.Render("["+fx.ID+"]")))
+			if fx.Saving != "" {
+				t.para("     ", Safe(fx.Saving))
+			}
+			t.para("     ", Safe(fx.Why))
+			if fx.Snippet != "" && di == 0 && fi < 2 {
+				t.block("       ", Safe(fx.Snippet), t.st.code.Render)
+			}
+			if fx.Caveat != "" {
+				t.para("     ", t.st.faint.Render("trade-off: ")+Safe(fx.Caveat))
+			}
+			if fx.Note != "" {
+				t.para("     ", t.st.faint.Render("note: ")+Safe(fx.Note))
+			}
+		}
+	}
+}
+
+func (t *textWriter) wontHelp(rep advice.Report) {
+	if len(rep.Ineffective) == 0 {
+		return
+	}
+	t.heading("Won't help here")
+	for _, x := range rep.Ineffective {
+		t.hang("  ", "    ", t.st.bad.Render("✗ ")+Safe(x.Title)+" — "+Safe(x.Why))
+	}
+}
+
+func (t *textWriter) whatFits(rep advice.Report) {
+	ft := rep.WhatFits
+	if ft == nil {
+		return
+	}
+	t.heading(fmt.Sprintf("What fits %s (keeping %s free)", parser.FormatSize(ft.Capacity), parser.FormatSize(ft.Reserve)))
+	wide := 0
+	for _, r := range ft.Rows {
+		wide = max(wide, len(r.Option))
+	}
+	for _, r := range ft.Rows {
+		mark := t.st.good.Render("fits")
+		if !r.Fits {
+			mark = t.st.bad.Render("does not fit")
+		}
+		note := ""
+		if r.Note != "" {
+			note = "  " + t.st.faint.Render(r.Note)
+		}
+		t.line(fmt.Sprintf("  %-*s  %8s  ", wide, Safe(r.Option), fmt.Sprintf("%.1f GB", float64(r.Bytes)/1e9)) + mark + note)
+	}
+}
+
+func (t *textWriter) capture(rep advice.Report) {
+	if len(rep.Capture) == 0 {
+		return
+	}
+	t.heading("Capture next")
+	for _, c := range rep.Capture {
+		first, rest, _ := strings.Cut(c, "\n")
+		t.hang("  ", "    ", "• "+Safe(first))
+		if rest != "" {
+			t.block("      ", Safe(rest), t.st.code.Render)
+		}
+	}
+}
+
+func (t *textWriter) notices(rep advice.Report) {
+	if rep.Context == nil {
+		return
+	}
+	for _, n := range rep.Context.Notices {
+		switch n.ID {
+		case "nonfatal-oom-retry", "triton-out-of-resources", "tf-bfc-nonfatal", "xla-rematerialization":
+			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d is a non-fatal memory warning, not a failure: ", n.Line)+t.st.code.Render(Safe(clipRunes(n.Text, 160))))
+		}
+	}
+}
+
+func kindWords(kind string) string {
+	switch kind {
+	case parser.KindCUDA:
+		return "CUDA out of memory"
+	case parser.KindHIP:
+		return "HIP (ROCm) out of memory"
+	case parser.KindMPS:
+		return "Apple GPU (MPS/Metal) out of memory"
+	case parser.KindXPU:
+		return "Intel XPU out of memory"
+	case parser.KindCPU:
+		return "Host RAM allocation failed"
+	case parser.KindCUDARuntime:
+		return "GPU runtime allocation failed"
+	case parser.KindCUBLAS:
+		return "cuBLAS could not allocate"
+	case parser.KindCUDNN:
+		return "cuDNN failure (often memory)"
+	case parser.KindNCCL:
+		return "NCCL out of memory"
+	case parser.KindServing:
+		return "Serving engine memory budget exceeded"
+	case parser.KindXLA:
+		return "XLA RESOURCE_EXHAUSTED"
+	case parser.KindTF:
+		return "TensorFlow OOM"
+	case parser.KindHostKill:
+		return "Process killed (host memory)"
+	}
+	return kind
+}
+
+func deviceName(d *parser.Device) string {
+	if d.Index == nil {
+		return d.Type
+	}
+	return fmt.Sprintf("%s:%d", d.Type, *d.Index)
+}
+
+func joinRanks(rs []int) string {
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = fmt.Sprint(r)
+	}
+	return strings.Join(s, ", ")
+}
+
+func shortPath(p string) string {
+	p = strings.ReplaceAll(p, "\\", "/")
+	parts := strings.Split(p, "/")
+	if len(parts) > 3 {
+		return ".../" + strings.Join(parts[len(parts)-3:], "/")
+	}
+	return p
+}
+
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
