@@ -34,11 +34,11 @@ const (
 // A Result is everything read from one input: the memory failures in input
 // order and the log-wide context around them.
 type Result struct {
-	Input   string  // the name the input was given as ("crash.log", "-")
-	Lines   int     // physical lines read
-	Events  []Event // memory failures, in input order
-	Context Context // facts from the rest of the log
-	Dropped int     // failures found beyond MaxEvents and not kept
+	Input   string  `json:"input"`   // the name the input was given as ("crash.log", "-")
+	Lines   int     `json:"lines"`   // physical lines read
+	Events  []Event `json:"events"`  // memory failures, in input order
+	Context Context `json:"context"` // facts from the rest of the log
+	Dropped int     `json:"dropped"` // failures found beyond MaxEvents and not kept
 }
 
 // An Event is one memory failure: what was asked for, what the device had,

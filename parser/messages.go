@@ -125,7 +125,7 @@ var failureMatchers = []failureMatcher{
 	{
 		name:    "tensorflow",
 		anchors: []string{"OOM when allocating", "ran out of memory trying to allocate", "Ran out of memory trying to allocate"},
-		locate:  regexp.MustCompile(`OOM when allocating|Allocator \(\w+\) ran out of memory|Ran out of memory trying`),
+		locate:  regexp.MustCompile(`OOM when allocating|Allocator \(\w+\) ran out of memory trying to allocate \S+ \(rounded|Ran out of memory trying`),
 		kind:    KindTF,
 		fill:    fillTF,
 	},
@@ -533,8 +533,9 @@ func fillXLA(ev *Event, msg string) {
 			ev.Device.Type = "rocm"
 		}
 	case reXLATPU.MatchString(msg):
+		// A compile-time verdict on the whole program, not one allocation.
 		m := reXLATPU.FindStringSubmatch(msg)
-		ev.RequestedBytes = sizeOf(m[1])
+		ev.ProcessInUseBytes = sizeOf(m[1])
 		ev.TotalBytes = sizeOf(m[2])
 		ev.Device = &Device{Type: "tpu"}
 	default:

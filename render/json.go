@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 
@@ -87,12 +88,14 @@ func JSON(w io.Writer, rep advice.Report) error {
 	for _, x := range rep.Ineffective {
 		out.Ineffective = append(out.Ineffective, jsonIneffective(x))
 	}
-	data, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
 		return err
 	}
-	data = append(escapeJSONUnsafe(data), '\n')
-	_, err = w.Write(data)
+	_, err := w.Write(escapeJSONUnsafe(buf.Bytes()))
 	return err
 }
 

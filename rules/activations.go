@@ -53,6 +53,10 @@ func checkActivations(f *Facts) *Finding {
 		fd.Decide = "whether the job is training (a rank prefix, device index or datacenter GPU suggest it) and its micro-batch size"
 	case f.Training >= 0.8 && ev.Phase == parser.PhaseUnknown:
 		fd.Confidence = 0.35
+	case f.Inference == 0 && f.Capacity > 0 && f.Holder() >= f.Capacity*80/100:
+		// Nothing says training or inference: a plausible alternative.
+		fd.Confidence = 0.25
+		fd.Decide = "whether the failing step is training (a traceback through backward() or the train loop)"
 	case ev.Kind == parser.KindCUDNN && f.Training > 0:
 		fd.Confidence = 0.3
 	default:

@@ -35,8 +35,14 @@ func checkAllocationLimit(f *Facts) *Finding {
 		fd.Decide = "which tensor is this large: the limit is the wall, but the tensor's size is the cause"
 	case ev.Hint == "allocation-limit":
 		fd.Confidence = 0.45
-	case f.FreeKnown && f.Requested > 0 && f.Free >= f.Requested:
+	case f.FreeKnown && f.Requested > 0 && f.Free >= f.Requested && !f.Capped:
 		fd.Confidence = 0.6
+		if ev.Kind == parser.KindCUDA || ev.Kind == parser.KindHIP {
+			// The CUDA and ROCm drivers have no per-buffer cap this small;
+			// free memory that cannot serve a request is rarer there.
+			fd.Confidence = 0.3
+			fd.Decide = "torch.cuda.mem_get_info() just before the failing call, and whether another process allocates at the same time"
+		}
 		if ev.Kind == parser.KindXPU && f.Requested >= 4*gib {
 			fd.Confidence = 0.9
 			fd.Arithmetic = append(fd.Arithmetic, "Intel Arc/XPU: a single allocation of 4 GiB or more is refused regardless of free memory")

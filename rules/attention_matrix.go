@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/oomdoc/oomdoc/parser"
 )
@@ -29,7 +30,7 @@ func checkAttentionMatrix(f *Facts) *Finding {
 		return nil
 	}
 	fd := &Finding{Culprit: "attention-matrix", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested}}
-	if s := ev.TensorShape; len(s) == 4 && s[2] == s[3] && s[1] > 0 && s[1] <= 256 && s[2] >= 64 {
+	if s := ev.TensorShape; len(s) == 4 && s[2] == s[3] && s[1] > 0 && s[1] <= 128 && s[2] >= 64 && !convOp(ev.Message) {
 		bytes := dtypeBytes(ev.TensorDType)
 		n := s[0] * s[1] * s[2] * s[3] * max(bytes, 1)
 		fd.Confidence = 0.8
@@ -55,14 +56,19 @@ func checkAttentionMatrix(f *Facts) *Finding {
 		f.headsArithmetic(fd)
 		return fd
 	}
-	// A single request that is a large share of the whole device.
-	if f.Capacity > 0 && f.Requested >= f.Capacity*30/100 && !f.TrainingLikely() {
+	// A single request that is a large share of the whole device, or larger
+	// than any single accelerator made (1 TiB) when the capacity is unknown.
+	if (f.Capacity > 0 && f.Requested >= f.Capacity*30/100 || f.Capacity == 0 && f.Requested >= 1<<40) && !f.TrainingLikely() {
 		fd.Confidence = 0.5
 		fd.Evidence = append(fd.Evidence, f.EventLine())
-		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("one request of %s = %s of the device's %s", size(f.Requested), pct(f.Requested, f.Capacity), size(f.Capacity)))
+		if f.Capacity > 0 {
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("one request of %s = %s of the device's %s", size(f.Requested), pct(f.Requested, f.Capacity), size(f.Capacity)))
+		} else {
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("one request of %s: more than any single accelerator holds", size(f.Requested)))
+		}
 		fd.Title = fmt.Sprintf("One %s tensor: a quadratic (attention-sized) allocation", size(f.Requested))
 		fd.Explanation = "A single allocation this large is not weights or a cache growing a little: it is a tensor whose size is quadratic in the sequence length — the attention scores over a very long (often image- or beam-inflated) sequence."
-		if f.Requested > f.Capacity {
+		if f.Capacity == 0 || f.Requested > f.Capacity {
 			fd.Explanation += " It is larger than the whole device, so no tuning of the allocator helps: the shape must change."
 		}
 		fd.Decide = "the frames of the failing call (run with the full traceback) and the sequence length going into attention"
@@ -70,6 +76,18 @@ func checkAttentionMatrix(f *Facts) *Finding {
 		return fd
 	}
 	return nil
+}
+
+// convOp reports whether a TensorFlow message names a convolutional op,
+// whose [batch, channels, height, width] tensors can look like scores.
+func convOp(msg string) bool {
+	m := strings.ToLower(msg)
+	for _, w := range []string{"conv", "relu", "batchnorm", "pool", "fusedbatchnorm"} {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // headsArithmetic solves requested = heads × s² × bytes for s when the

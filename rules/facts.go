@@ -24,6 +24,7 @@ type Facts struct {
 
 	Capacity     int64 // device capacity: the message, nvidia-smi, or --gpu; 0 unknown
 	CapacityFrom string
+	Capped       bool // Capacity is a memory-fraction cap ("N allowed"), below the device's total
 	Requested    int64 // 0 unknown
 	Free         int64
 	FreeKnown    bool
@@ -77,6 +78,11 @@ func NewFacts(in Input, i int) *Facts {
 				break
 			}
 		}
+	}
+	if ev.AllowedBytes != nil && *ev.AllowedBytes > 0 && (f.Capacity == 0 || *ev.AllowedBytes < f.Capacity) {
+		// set_per_process_memory_fraction caps what this process may use.
+		f.Capacity, f.CapacityFrom = *ev.AllowedBytes, "allowed"
+		f.Capped = true
 	}
 	f.findModel(in)
 	for j := range res.Events {

@@ -34,7 +34,12 @@ func checkNoGradMissing(f *Facts) *Finding {
 	fd.Title = "Evaluation runs with autograd on, keeping every activation"
 	fd.Explanation = "Without torch.no_grad() or torch.inference_mode(), a forward pass records the graph and keeps its activations for a backward pass that never comes; in an evaluation loop they pile up batch after batch. model.eval() does not switch this off."
 	if e, ok := f.Find(evalCue); ok && (ev.Phase == parser.PhaseEval || ev.Phase == parser.PhaseForward || ev.Phase == parser.PhaseUnknown) {
-		fd.Confidence = 0.6
+		// Evaluation inside a training program is where no_grad is most
+		// often forgotten; a stand-alone inference script is less telling.
+		fd.Confidence = 0.45
+		if f.Training >= 0.8 {
+			fd.Confidence = 0.6
+		}
 		fd.Evidence = append(fd.Evidence, e, f.EventLine())
 		return fd
 	}

@@ -56,6 +56,12 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 			if !load {
 				return nil
 			}
+			// The arithmetic says 16-bit weights fit: loading failed for
+			// another reason (a float32 load, or the device already held).
+			fd.Confidence = 0.4
+			fd.Title = "Out of memory while loading weights that fit at 16-bit"
+			fd.Explanation = fmt.Sprintf("16-bit weights (about %s) would fit the device's %s, yet loading failed: the weights are being loaded at a larger dtype, or something else already holds the device.", gb(w16), size(f.Capacity))
+			fd.Decide = "the dtype the weights were loaded in, and what the device held before loading"
 		}
 		if fd.Confidence > 0 {
 			fd.Evidence = append(fd.Evidence, f.EventLine())
@@ -81,8 +87,11 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 	if ev.Kind == parser.KindMPS && f.Allocated > 0 {
 		held = f.Allocated
 	}
-	if f.Capacity > 0 && held >= f.Capacity*85/100 && f.Requested > 0 && f.Requested <= f.Capacity/16 {
+	if f.Capacity > 0 && held >= f.Capacity*85/100 && f.Requested > 0 && f.Requested <= f.Capacity/4 {
 		fd.Confidence = 0.45
+		if f.Requested > f.Capacity/16 {
+			fd.Confidence = 0.35 // a sizeable request: a spike is as likely as the steady state
+		}
 		if f.TrainingLikely() {
 			fd.Confidence = 0.3
 		}
@@ -94,7 +103,27 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 		fd.Explanation = "Almost all of the device was in use when a small allocation failed, so the steady state does not fit, not one spike. For inference that steady state is mostly the weights."
 		fd.Decide = "the model's size and dtype: pass --model ORG/NAME, or print torch.cuda.memory_allocated() right after loading"
 		fd.Evidence = append(fd.Evidence, f.EventLine())
+		if f.Capped {
+			fd.Arithmetic = append(fd.Arithmetic, "the capacity here is the process's memory-fraction cap ("+size(f.Capacity)+" allowed), not the whole device")
+		}
+		return fd
+	}
+	if f.Holder() == 0 && f.Requested == 0 && !f.FreeKnown && isGPUKind(ev.Kind) && ev.Phase != parser.PhaseBackward && ev.Phase != parser.PhaseOptimizer {
+		// No figures at all: name the commonest holder, plainly as a guess.
+		fd.Confidence = 0.2
+		fd.Title = "Unknown holder; most often the model's weights"
+		fd.Explanation = "The message gives no figures, so oomdoc cannot tell what holds the device. On a single-process GPU the usual holder is the model's weights plus whatever the failing step allocates."
+		fd.Decide = "what the device holds: print torch.cuda.memory_summary() (or nvidia-smi) just before the failing step"
+		fd.Evidence = append(fd.Evidence, f.EventLine())
 		return fd
 	}
 	return nil
+}
+
+func isGPUKind(kind string) bool {
+	switch kind {
+	case parser.KindCUDA, parser.KindHIP, parser.KindXPU, parser.KindCUDARuntime:
+		return true
+	}
+	return false
 }

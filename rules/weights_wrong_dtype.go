@@ -36,6 +36,7 @@ func checkWeightsWrongDtype(f *Facts) *Finding {
 			fd.Evidence = append(fd.Evidence, Evidence{Input: f.Input, Line: s.Line, Text: s.Name + "=" + s.Value})
 		}
 	}
+	explicit := fd.Confidence > 0
 	held := f.Holder()
 	if f.Params > 0 && held > 0 {
 		ratio := float64(held) / float64(f.Params)
@@ -47,10 +48,13 @@ func checkWeightsWrongDtype(f *Facts) *Finding {
 			fd.Evidence = append(fd.Evidence, f.ModelFrom, f.EventLine())
 		}
 	}
-	if fd.Confidence == 0 && f.Params > 0 && f.Capacity > 0 && ev.Phase == parser.PhaseLoad {
+	if fd.Confidence < 0.8 && f.Params > 0 && f.Capacity > 0 && (ev.Phase == parser.PhaseLoad || explicit) {
 		// Fits at 16-bit but not at 32-bit: a float32 load is the likely cause.
 		if f.Params*2 < f.Capacity*80/100 && f.Params*4 >= f.Capacity*90/100 {
 			fd.Confidence = 0.55
+			if explicit {
+				fd.Confidence = 0.85
+			}
 			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s params × 4 B = %s does not fit %s; × 2 B = %s would", billions(f.Params), gb(f.Params*4), size(f.Capacity), gb(f.Params*2)))
 			fd.Quantities.BytesPerParam = 4
 			fd.Quantities.WeightBytes = f.Params * 4

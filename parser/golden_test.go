@@ -1,0 +1,63 @@
+package parser
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sebdah/goldie/v2"
+)
+
+// fixtureLogs lists every input fixture: the labelled corpus, the
+// reference cases, one fixture per message variant, and the culprit cases.
+func fixtureLogs(t testing.TB) []string {
+	var out []string
+	for _, pattern := range []string{"corpus/*.log", "reference/*.log", "formats/*", "culprits/*/*.log"} {
+		m, err := filepath.Glob(filepath.Join("..", "fixtures", pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range m {
+			if st, err := os.Stat(p); err == nil && !st.IsDir() && !strings.HasSuffix(p, ".source") {
+				out = append(out, p)
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no fixtures found")
+	}
+	return out
+}
+
+// TestGoldenEvents pins the events and context extracted from every
+// fixture (fixtures/<dir>/golden/<name>.events.golden). Update with
+// GOLDIE_UPDATE=1 go test ./parser -run TestGoldenEvents and review the diff.
+func TestGoldenEvents(t *testing.T) {
+	for _, path := range fixtureLogs(t) {
+		dir, base := filepath.Split(path)
+		t.Run(strings.TrimPrefix(path, "../fixtures/"), func(t *testing.T) {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			res, err := Parse(f, base)
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(res); err != nil {
+				t.Fatal(err)
+			}
+			got := buf.Bytes()
+			g := goldie.New(t, goldie.WithFixtureDir(filepath.Join(dir, "golden")), goldie.WithNameSuffix(".events.golden"))
+			g.Assert(t, base, got)
+		})
+	}
+}

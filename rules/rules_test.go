@@ -1,0 +1,177 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/oomdoc/oomdoc/models"
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+var kebab = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+
+// specCulprits reads the culprit ids from the shared spec, when the
+// checkout has it beside it (CI does).
+func specCulprits(t *testing.T) []string {
+	data, err := os.ReadFile(filepath.Join("..", "..", "shared", "spec", "culprits.md"))
+	if err != nil {
+		t.Skipf("spec not beside the checkout: %v", err)
+	}
+	var ids []string
+	inTable := false
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "## Culprits") {
+			inTable = true
+			continue
+		}
+		if inTable && strings.HasPrefix(line, "## ") {
+			break
+		}
+		if m := regexp.MustCompile("^\\| ([a-z-]+) \\|").FindStringSubmatch(line); inTable && m != nil && m[1] != "id" {
+			ids = append(ids, m[1])
+		}
+	}
+	return ids
+}
+
+// TestRegistry checks that every culprit has exactly one well-formed rule
+// and a fixtures folder with a positive and a negative case, and that every
+// culprit of the spec is covered.
+func TestRegistry(t *testing.T) {
+	seen := map[string]bool{}
+	var ids []string
+	for _, r := range All() {
+		switch {
+		case !kebab.MatchString(r.ID):
+			t.Errorf("%q: id must be kebab-case", r.ID)
+		case seen[r.ID]:
+			t.Errorf("%q: duplicate id", r.ID)
+		case r.Title == "" || r.Recognise == "" || r.Check == nil:
+			t.Errorf("%q: Title, Recognise and Check are required", r.ID)
+		}
+		seen[r.ID] = true
+		ids = append(ids, r.ID)
+		logs, _ := filepath.Glob(filepath.Join("..", "fixtures", "culprits", r.ID, "*.log"))
+		pos, neg := 0, 0
+		for _, l := range logs {
+			if strings.HasPrefix(filepath.Base(l), "not-") {
+				neg++
+			} else {
+				pos++
+			}
+		}
+		if pos == 0 || neg == 0 {
+			t.Errorf("%q: fixtures/culprits/%s/ needs a positive case and a not-*.log negative case (has %d and %d)", r.ID, r.ID, pos, neg)
+		}
+	}
+	if !sort.StringsAreSorted(ids) {
+		t.Errorf("All() must list rules in id order: %v", ids)
+	}
+	dirs, _ := filepath.Glob(filepath.Join("..", "fixtures", "culprits", "*"))
+	for _, d := range dirs {
+		if !seen[filepath.Base(d)] {
+			t.Errorf("fixtures/culprits/%s names no rule", filepath.Base(d))
+		}
+	}
+	t.Run("spec", func(t *testing.T) {
+		spec := specCulprits(t)
+		if len(spec) < 10 {
+			t.Fatalf("read only %d culprit ids from the spec", len(spec))
+		}
+		for _, id := range spec {
+			if !seen[id] {
+				t.Errorf("culprit %q of spec/culprits.md has no rule", id)
+			}
+		}
+		if len(spec) != len(ids) {
+			t.Errorf("spec lists %d culprits, the registry %d", len(spec), len(ids))
+		}
+	})
+}
+
+// TestCulpritFixtures runs the rules on every culprit fixture: a positive
+// case must rank its culprit first, a not-*.log case must not name it.
+func TestCulpritFixtures(t *testing.T) {
+	cat := models.Load()
+	logs, _ := filepath.Glob(filepath.Join("..", "fixtures", "culprits", "*", "*.log"))
+	if len(logs) == 0 {
+		t.Fatal("no culprit fixtures")
+	}
+	for _, path := range logs {
+		id := filepath.Base(filepath.Dir(path))
+		name := strings.TrimSuffix(filepath.Base(path), ".log")
+		t.Run(id+"/"+name, func(t *testing.T) {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			res, err := parser.Parse(f, filepath.Base(path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := Diagnose(Input{Result: res, Catalog: cat}, All())
+			var got []string
+			for _, fd := range fs {
+				got = append(got, fd.Culprit)
+				if fd.Confidence <= 0 || fd.Confidence > 0.95 {
+					t.Errorf("%s: confidence %v outside (0, 0.95]", fd.Culprit, fd.Confidence)
+				}
+				for _, e := range fd.Evidence {
+					if e.Line < 0 || e.Line > res.Lines {
+						t.Errorf("%s: evidence line %d outside the input (%d lines)", fd.Culprit, e.Line, res.Lines)
+					}
+				}
+			}
+			if strings.HasPrefix(name, "not-") {
+				for _, c := range got {
+					if c == id {
+						t.Errorf("negative case names %s: %v", id, got)
+					}
+				}
+				return
+			}
+			if len(got) == 0 || got[0] != id {
+				t.Errorf("want %s first, got %v", id, got)
+			}
+		})
+	}
+}
+
+// TestNoInputNoFinding: a log without failures gets no diagnosis.
+func TestNoInputNoFinding(t *testing.T) {
+	res, err := parser.Parse(strings.NewReader("epoch 1 loss 0.3\nall good\n"), "ok.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := Diagnose(Input{Result: res, Catalog: models.Load()}, All()); len(fs) != 0 {
+		t.Errorf("findings for a clean log: %v", fs)
+	}
+}
+
+func TestFactor(t *testing.T) {
+	tests := []struct {
+		name           string
+		lo, hi, unit   int64
+		want           int64
+		ok             bool
+	}{
+		{"Ovis 576 MiB, allocator-rounded", 576<<20 - 2<<20 + 1, 576<<20 + 5242, 65532 * 4, 2304, true},
+		{"exact product", 24179 << 20, 24179 << 20, 262144 * 4, 24179, true},
+		{"the top of the range is a multiple", 1000, 1001, 7, 143, true},
+		{"range below one unit", 10, 12, 7, 1, false},
+		{"unit larger than the range", 5, 6, 100, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := factor(tc.lo, tc.hi, tc.unit)
+			if ok != tc.ok || ok && got != tc.want {
+				t.Errorf("factor = %d, %v; want %d, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
