@@ -31,7 +31,7 @@ func specCulprits(t *testing.T) []string {
 		if inTable && strings.HasPrefix(line, "## ") {
 			break
 		}
-		if m := regexp.MustCompile("^\\| ([a-z-]+) \\|").FindStringSubmatch(line); inTable && m != nil && m[1] != "id" {
+		if m := regexp.MustCompile(`^\| ([a-z-]+) \|`).FindStringSubmatch(line); inTable && m != nil && m[1] != "id" {
 			ids = append(ids, m[1])
 		}
 	}

@@ -86,13 +86,13 @@ func run(args []string, env *Env) (code int) {
 	switch {
 	case err == nil:
 		return exitOK
+	case isBrokenPipe(err):
+		return exitOK // the reader went away: end quietly
 	case errors.As(err, &ee):
 		if ee.err != nil && !isBrokenPipe(ee.err) {
 			fmt.Fprintf(env.Stderr, "oomdoc: %s\n", oneLine(ee.err.Error()))
 		}
 		return ee.code
-	case isBrokenPipe(err):
-		return exitOK
 	default:
 		fmt.Fprintf(env.Stderr, "oomdoc: %s\n", oneLine(err.Error()))
 		return exitWriteError

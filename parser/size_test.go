@@ -1,0 +1,77 @@
+package parser
+
+import "testing"
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"576.00 MiB", 603979776, true},
+		{"15.57 GiB", 16718160200, true},
+		{"0 bytes", 0, true},
+		{"1024 bytes", 1024, true},
+		{"1018.00 KiB", 1042432, true},
+		{"6.00MiB", 6291456, true},       // XLA: no space
+		{"449MiB", 470810624, true},      // nvidia-smi
+		{"7.23 GB", 7763153388, true},    // old MPS: GB means GiB
+		{"896.00 MB", 939524096, true},   // old MPS
+		{"20.93G", 22473416376, true},    // TPU
+		{"384.0KiB", 393216, true},       // XLA one-decimal KiB
+		{"5520758552", 5520758552, true}, // raw bytes
+		{"55.250MiB", 57933824, true},    // MegEngine: three decimals
+		{"4096.00 GiB", 4398046511104, true},
+		{"17179869184.00 GiB", 0, false}, // NVML's "not available" sentinel: over 2^60
+		{"more than 1EB", 0, false},
+		{"-3 MiB", 0, false},
+		{"12 parsecs", 0, false},
+		{"", 0, false},
+		{"99999999999999999999 GiB", 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, ok := ParseSize(tc.in)
+			if ok != tc.ok || got != tc.want {
+				t.Errorf("ParseSize(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+func TestFormatSize(t *testing.T) {
+	tests := []struct {
+		in   int64
+		want string
+	}{
+		{0, "0 bytes"},
+		{1024, "1024 bytes"},
+		{1025, "1.00 KiB"},
+		{1048576, "1024.00 KiB"},
+		{2097152, "2.00 MiB"},
+		{1073741824, "1024.00 MiB"},
+		{603979776, "576.00 MiB"},
+		{16718160200, "15.57 GiB"},
+		{4398046511104, "4096.00 GiB"},
+		{-2097152, "-2.00 MiB"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.want, func(t *testing.T) {
+			if got := FormatSize(tc.in); got != tc.want {
+				t.Errorf("FormatSize(%d) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSizeRoundTrip: every figure PyTorch's format_size prints parses back
+// to a value that prints the same.
+func TestSizeRoundTrip(t *testing.T) {
+	for _, n := range []int64{0, 512, 99999, 1 << 20, 603979776, 16718160200, 1 << 40} {
+		s := FormatSize(n)
+		back, ok := ParseSize(s)
+		if !ok || FormatSize(back) != s {
+			t.Errorf("%d → %q → %d (%v) → %q", n, s, back, ok, FormatSize(back))
+		}
+	}
+}
