@@ -24,7 +24,7 @@ type Facts struct {
 
 	Capacity     int64 // device capacity: the message, nvidia-smi, or --gpu; 0 unknown
 	CapacityFrom string
-	Capped       bool // Capacity is a memory-fraction cap ("N allowed"), below the device's total
+	Capped       bool  // Capacity is a memory-fraction cap ("N allowed"), below the device's total
 	Requested    int64 // 0 unknown
 	Free         int64
 	FreeKnown    bool

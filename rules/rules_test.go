@@ -155,10 +155,10 @@ func TestNoInputNoFinding(t *testing.T) {
 
 func TestFactor(t *testing.T) {
 	tests := []struct {
-		name           string
-		lo, hi, unit   int64
-		want           int64
-		ok             bool
+		name         string
+		lo, hi, unit int64
+		want         int64
+		ok           bool
 	}{
 		{"Ovis 576 MiB, allocator-rounded", 576<<20 - 2<<20 + 1, 576<<20 + 5242, 65532 * 4, 2304, true},
 		{"exact product", 24179 << 20, 24179 << 20, 262144 * 4, 24179, true},
