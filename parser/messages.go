@@ -26,23 +26,9 @@ const size = `(\d+(?:\.\d+)?\s?(?:bytes|KiB|MiB|GiB|TiB|KB|MB|GB|TB|kB|B|K|M|G|T
 
 // Clause patterns of the PyTorch caching allocator message, every era.
 var (
-	reTried          = regexp.MustCompile(`Tried to allocate (more than 1EB|` + size + `)`)
 	reDeviceWord     = regexp.MustCompile(`(\w+) out of memory\.\s*$`)
-	reGPUOld         = regexp.MustCompile(`\((?:GPU|NPU) (\d+);`)
-	reTotalOld       = regexp.MustCompile(size + ` total capacity`)
-	reAlreadyAlloc   = regexp.MustCompile(size + ` already allocated`)
-	reFreeOld        = regexp.MustCompile(size + ` free;`)
-	reAllowed        = regexp.MustCompile(size + ` allowed;`)
-	reReservedTotal  = regexp.MustCompile(size + ` reserved(?: in total|\s*$)`)
-	reCached         = regexp.MustCompile(size + ` cached\)`)
 	reGPUNew         = regexp.MustCompile(`GPU ?(\d+|[\x01-\x1f])? has a total capac(?:i)?ty of ` + size)
 	reTruncatedGPU   = regexp.MustCompile(`Tried to allocate [^.]*\.\d+ \w+\. GPU\s*$`)
-	reOfWhichFree    = regexp.MustCompile(`of which ` + size + ` is free`)
-	reOtherProcess   = regexp.MustCompile(`Process (\d+) has ` + size + ` memory in use`)
-	reThisProcess    = regexp.MustCompile(`this process has ` + size + ` memory in use`)
-	reAllocatedNew   = regexp.MustCompile(`Of the allocated memory ` + size + ` is allocated by PyTorch`)
-	rePrivatePools   = regexp.MustCompile(`with ` + size + ` allocated in private pools`)
-	reUnallocated    = regexp.MustCompile(`(?:and )?` + size + ` is reserved by PyTorch but unallocated`)
 	reAllocEnvHint   = regexp.MustCompile(`(PYTORCH_(?:CUDA_|HIP_|MUSA_)?ALLOC_CONF)=expandable_segments`)
 	reAsyncDevice    = regexp.MustCompile(`Allocation on device(?: (\d+))?`)
 	reAsyncField     = regexp.MustCompile(`(Currently allocated|Requested|Device limit|Free \(according to CUDA\)|PyTorch limit \(set by user-supplied memory fraction\))\s*:\s*` + size)
@@ -268,35 +254,40 @@ func fillTorch(ev *Event, msg string) {
 	default: // "CUDA", or the message's start was lost: the layout is the CUDA allocator's
 		ev.Kind, ev.Device = KindCUDA, &Device{Type: "cuda"}
 	}
-	if m := reTried.FindStringSubmatch(msg); m != nil && m[1] != "more than 1EB" {
-		ev.RequestedBytes = sizeOf(m[1])
+	if !strings.Contains(msg, "Tried to allocate more than 1EB") {
+		ev.RequestedBytes, _ = sizeAfter(msg, "Tried to allocate ")
 	}
 	// 1.x layout: "(GPU 0; 4.00 GiB total capacity; 3.51 GiB already allocated; …)"
-	if m := reGPUOld.FindStringSubmatch(msg); m != nil {
-		ev.Device.Index = intp(m[1])
+	if idx, ok := intAfter(msg, "(GPU "); ok {
+		ev.Device.Index = idx
+	} else if idx, ok := intAfter(msg, "(NPU "); ok {
+		ev.Device.Index = idx
 	}
-	if m := reTotalOld.FindStringSubmatch(msg); m != nil {
-		ev.TotalBytes = sizeOf(m[1])
+	if v, ok := sizeBefore(msg, " total capacity;"); ok {
+		ev.TotalBytes = v
 	}
-	if m := reAlreadyAlloc.FindStringSubmatch(msg); m != nil {
-		ev.AllocatedBytes = sizeOf(m[1])
+	if v, ok := sizeBefore(msg, " already allocated"); ok {
+		ev.AllocatedBytes = v
 	}
-	if m := reFreeOld.FindStringSubmatch(msg); m != nil {
-		ev.FreeBytes = sizeOf(m[1])
+	if v, ok := sizeBefore(msg, " free;"); ok {
+		ev.FreeBytes = v
 	}
-	if m := reAllowed.FindStringSubmatch(msg); m != nil {
-		ev.AllowedBytes = sizeOf(m[1])
+	if v, ok := sizeBefore(msg, " allowed;"); ok {
+		ev.AllowedBytes = v
 	}
-	if m := reReservedTotal.FindStringSubmatch(msg); m != nil {
-		ev.ReservedBytes = sizeOf(m[1])
+	if v, ok := sizeBefore(msg, " reserved in total"); ok || reservedAtEnd(msg) {
+		if !ok {
+			v, _ = sizeBefore(msg, " reserved")
+		}
+		ev.ReservedBytes = v
 		ev.Variant = "torch-1.4-2.0"
 		if ev.AllocatedBytes != nil && ev.ReservedBytes != nil && *ev.ReservedBytes >= *ev.AllocatedBytes {
 			d := *ev.ReservedBytes - *ev.AllocatedBytes
 			ev.ReservedUnallocatedBytes = &d
 		}
 	}
-	if m := reCached.FindStringSubmatch(msg); m != nil {
-		ev.ReservedUnallocatedBytes = sizeOf(m[1])
+	if v, ok := sizeBefore(msg, " cached)"); ok {
+		ev.ReservedUnallocatedBytes = v
 		ev.Variant = "torch-1.0-1.3"
 	}
 	// 2.x layout: "GPU 0 has a total capacity of … of which … is free. …"
@@ -318,31 +309,24 @@ func fillTorch(ev *Event, msg string) {
 	if reTruncatedGPU.MatchString(msg) {
 		ev.Variant, ev.Truncated = "torch-2.2-2.3-truncated", true
 	}
-	if m := reOfWhichFree.FindStringSubmatch(msg); m != nil {
-		ev.FreeBytes = sizeOf(m[1])
+	if v, ok := sizeAfter(msg, " of which "); ok {
+		ev.FreeBytes = v
 	}
 	selfClause := false
-	if m := reThisProcess.FindStringSubmatch(msg); m != nil {
-		ev.ProcessInUseBytes = sizeOf(m[1])
-		selfClause = true
+	if v, ok := sizeAfter(msg, "this process has "); ok {
+		ev.ProcessInUseBytes, selfClause = v, true
 	}
-	for _, m := range reOtherProcess.FindAllStringSubmatch(msg, 64) {
-		pid, err := strconv.ParseInt(m[1], 10, 64)
-		if err != nil {
-			continue
-		}
-		ev.OtherProcesses = append(ev.OtherProcesses, Process{PID: pid, Bytes: sizeOf(m[2])})
+	ev.OtherProcesses = processesIn(msg)
+	if v, ok := sizeAfter(msg, "Of the allocated memory "); ok {
+		ev.AllocatedBytes = v
 	}
-	if m := reAllocatedNew.FindStringSubmatch(msg); m != nil {
-		ev.AllocatedBytes = sizeOf(m[1])
+	if v, ok := sizeBefore(msg, " allocated in private pools"); ok {
+		ev.PrivatePoolBytes = v
 	}
-	if m := rePrivatePools.FindStringSubmatch(msg); m != nil {
-		ev.PrivatePoolBytes = sizeOf(m[1])
-	}
-	if m := reUnallocated.FindStringSubmatch(msg); m != nil {
-		ev.ReservedUnallocatedBytes = sizeOf(m[1])
-		if ev.AllocatedBytes != nil && ev.ReservedUnallocatedBytes != nil {
-			r := *ev.AllocatedBytes + *ev.ReservedUnallocatedBytes
+	if v, ok := sizeBefore(msg, " is reserved by PyTorch but unallocated"); ok {
+		ev.ReservedUnallocatedBytes = v
+		if ev.AllocatedBytes != nil && v != nil {
+			r := *ev.AllocatedBytes + *v
 			ev.ReservedBytes = &r
 		}
 	}
@@ -368,6 +352,12 @@ func fillTorch(ev *Event, msg string) {
 		ev.Variant = "torch-2.4+"
 	}
 	setRounding(ev)
+}
+
+// reservedAtEnd reports whether a 1.x message was cut right after its
+// "N reserved" figure ("30.55 GiB reserved in total by PyTo…" or "… reserved").
+func reservedAtEnd(msg string) bool {
+	return strings.HasSuffix(strings.TrimSpace(msg), " reserved")
 }
 
 // adoptSelfProcess handles logs where this process is listed as "Process N"

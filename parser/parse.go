@@ -313,15 +313,13 @@ func isContinuation(text string) bool {
 	return true
 }
 
-var reSpaces = regexp.MustCompile(`\s+`)
-
 // cleanMessage undoes JSON and repr escaping and collapses whitespace runs
 // (the allocator's hints carry double spaces).
 func cleanMessage(s string) string {
 	if strings.Contains(s, `\n`) || strings.Contains(s, `\"`) || strings.Contains(s, `\'`) {
 		s = strings.NewReplacer(`\n`, " ", `\"`, `"`, `\'`, "'", `\t`, " ").Replace(s)
 	}
-	s = reSpaces.ReplaceAllString(s, " ")
+	s = strings.Join(strings.Fields(s), " ")
 	s = strings.TrimSuffix(strings.TrimSpace(s), "')")
 	return strings.TrimSuffix(s, `")`)
 }
@@ -339,9 +337,23 @@ func (s *scanner) close(stream string) {
 	if ev.Kind == "" {
 		ev.Kind = p.m.kind
 	}
+	if len(s.events) >= MaxEvents && !s.repeats(ev) {
+		s.res.Dropped++ // past the limit: counted, not read further
+		return
+	}
 	s.attachContext(ev)
 	ev.Phase = phaseOf(ev)
 	s.add(ev)
+}
+
+// repeats reports whether ev is a repeat of one of the last events kept.
+func (s *scanner) repeats(ev *Event) bool {
+	for k := len(s.events) - 1; k >= 0 && k >= len(s.events)-8; k-- {
+		if sameFailure(s.events[k], ev) {
+			return true
+		}
+	}
+	return false
 }
 
 // attachContext quotes the lines before the event and reads the ring of

@@ -47,13 +47,20 @@ func barOf(ev *parser.Event) (memoryBar, bool) {
 
 // draw renders the bar in width cells and the request marker line.
 func (b memoryBar) draw(st styles, width int) (bar, marker string) {
+	// cells converts bytes to bar cells, clamped to the bar: a truncated or
+	// garbled message can report more memory than its capacity.
 	cells := func(n int64) int {
-		if b.capacity == 0 || n <= 0 {
+		if b.capacity <= 0 || n <= 0 {
 			return 0
 		}
-		return int((n*int64(width) + b.capacity/2) / b.capacity)
+		if n >= b.capacity {
+			return width
+		}
+		return int(float64(n)/float64(b.capacity)*float64(width) + 0.5)
 	}
-	a, u, o := cells(b.allocated), cells(b.unallocated), cells(b.outside)
+	a := cells(b.allocated)
+	u := min(cells(b.unallocated), width-a)
+	o := min(cells(b.outside), width-a-u)
 	f := width - a - u - o
 	if f < 0 {
 		f = 0
