@@ -39,10 +39,10 @@ func ineffectiveFor(fs []rules.Finding, f *rules.Facts, env Env) []Ineffective {
 		add("empty-cache", "torch.cuda.empty_cache()", why)
 	}
 	if gpuAllocator && f.UnallocKnown && f.Requested > 0 && f.Unallocated < f.Requested && top != "fragmentation" {
-		add("expandable-segments", "expandable_segments / max_split_size_mb", fmt.Sprintf("These only help when reserved-but-unallocated memory could hold the request. Here it is %s against a %s request: there is no fragmentation to undo.", size(f.Unallocated), size(f.Requested)))
+		add("fragmentation-settings", "expandable_segments / max_split_size_mb", fmt.Sprintf("These only help when reserved-but-unallocated memory could hold the request. Here it is %s against a %s request: there is no fragmentation to undo.", size(f.Unallocated), size(f.Requested)))
 	}
 	if inference && !has("activations") {
-		add("gradient-checkpointing", "Gradient checkpointing", "It trades compute for the activations saved for backward(); inference keeps none (and HF models only checkpoint in training mode), so it frees nothing here.")
+		add("checkpointing-for-inference", "Gradient checkpointing", "It trades compute for the activations saved for backward(); inference keeps none (and HF models only checkpoint in training mode), so it frees nothing here.")
 	}
 	if inference {
 		if _, ok := f.Notice("pad-token-id-warning"); ok || ev.Phase == parser.PhaseGenerate || top == "weights-too-large" && ev.Phase == parser.PhaseLoad {
@@ -77,7 +77,7 @@ func ineffectiveFor(fs []rules.Finding, f *rules.Facts, env Env) []Ineffective {
 		add("zero-offload", "DeepSpeed ZeRO / CPU offload of model states", "ZeRO shards weights, gradients and optimizer states; these are activations, which it does not touch. Gradient checkpointing or a smaller micro-batch does.")
 	}
 	if ev.Framework == "vllm" && (ev.Variant == "vllm-startup" || ev.Kind != parser.KindServing) {
-		add("raise-gpu-memory-utilization", "Raising gpu_memory_utilization", "Here vLLM needs less of the device, not more: the startup check failed because the requested share is not free, and a CUDA OOM inside the engine means its budget already leaves too little headroom.")
+		add("raising-gpu-memory-utilization", "Raising gpu_memory_utilization", "Here vLLM needs less of the device, not more: the startup check failed because the requested share is not free, and a CUDA OOM inside the engine means its budget already leaves too little headroom.")
 	}
 	if has("leak") {
 		add("gc-collect", "gc.collect() + empty_cache() every step", "gc.collect() frees only unreachable reference cycles; a leak is tensors still referenced, which neither call frees.")

@@ -31,8 +31,8 @@ func wontHelpCatalog() []Page {
 	}
 	return []Page{
 		p("empty-cache", "torch.cuda.empty_cache()", "The caching allocator frees all unused cached blocks and retries before it raises an out-of-memory error, so calling empty_cache() afterwards frees nothing PyTorch could use. It only returns memory to other processes.", "https://pytorch.org/docs/stable/notes/cuda.html#memory-management"),
-		p("expandable-segments", "expandable_segments / max_split_size_mb when little is cached", "Both settings fight fragmentation: free memory inside PyTorch's reserved segments that no request can use. When reserved-but-unallocated memory is smaller than the request, there is nothing for them to recover.", "https://pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf"),
-		p("gradient-checkpointing", "Gradient checkpointing for inference", "Checkpointing avoids storing activations for backward(). Inference under no_grad stores none, and Hugging Face models only checkpoint in training mode.", "https://pytorch.org/docs/stable/checkpoint.html"),
+		p("fragmentation-settings", "expandable_segments / max_split_size_mb when little is cached", "Both settings fight fragmentation: free memory inside PyTorch's reserved segments that no request can use. When reserved-but-unallocated memory is smaller than the request, there is nothing for them to recover.", "https://pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf"),
+		p("checkpointing-for-inference", "Gradient checkpointing for inference", "Checkpointing avoids storing activations for backward(). Inference under no_grad stores none, and Hugging Face models only checkpoint in training mode.", "https://pytorch.org/docs/stable/checkpoint.html"),
 		p("pad-token-id", "Setting pad_token_id", "The \"Setting `pad_token_id` to `eos_token_id`\" message is a logging warning; the value has no effect on memory."),
 		p("model-eval", "model.eval() alone", "eval() changes dropout and batch-norm behaviour only. Autograd stays on until torch.no_grad() or torch.inference_mode().", "https://pytorch.org/docs/stable/generated/torch.autograd.grad_mode.inference_mode.html"),
 		p("low-cpu-mem-usage", "low_cpu_mem_usage=True for a GPU OOM", "It bounds host RAM during loading to about one copy of the model; the GPU must still hold every weight it is given."),
@@ -40,7 +40,7 @@ func wontHelpCatalog() []Page {
 		p("static-cache", "cache_implementation=\"static\" to save memory", "A static cache preallocates max_cache_len for every layer: it exists for speed (torch.compile), not memory. The memory-saving caches are \"offloaded\" and \"quantized\".", "https://huggingface.co/docs/transformers/kv_cache"),
 		p("num-logits-to-keep", "num_logits_to_keep on current transformers", "The argument was renamed logits_to_keep (4.49); after the deprecation shim was removed the old name is ignored without a warning."),
 		p("zero-offload", "DeepSpeed ZeRO / CPU offload for activation OOMs", "ZeRO partitions model states (weights, gradients, optimizer); activations are untouched. Activation checkpointing or smaller micro-batches address them.", "https://github.com/deepspeedai/DeepSpeed/issues/2302"),
-		p("raise-gpu-memory-utilization", "Raising vLLM's gpu_memory_utilization for every error", "Right for \"No available memory for the cache blocks\" and the max-seq-len errors; wrong when the startup check finds too little free memory or when a CUDA OOM happens inside the engine, where less is needed.", "https://docs.vllm.ai/en/latest/configuration/conserving_memory/"),
+		p("raising-gpu-memory-utilization", "Raising vLLM's gpu_memory_utilization for every error", "Right for \"No available memory for the cache blocks\" and the max-seq-len errors; wrong when the startup check finds too little free memory or when a CUDA OOM happens inside the engine, where less is needed.", "https://docs.vllm.ai/en/latest/configuration/conserving_memory/"),
 		p("gc-collect", "gc.collect() + empty_cache() every step", "gc.collect() frees unreachable reference cycles only; leaked tensors are still referenced."),
 		p("thinking-budget", "Lowering a reasoning model's thinking budget", "The budget limits generated thinking tokens. When thinking is off it is inactive, and it cannot affect failures before generation (image encoding, prefill)."),
 		p("use-fast-warning", "The `use_fast` image-processor warning", "It selects the fast or slow image-processor implementation; it does not change GPU memory."),
@@ -77,17 +77,17 @@ func culpritLinks() map[string][]string {
 // culpritWontHelp lists, per culprit, the remedies its page warns about.
 func culpritWontHelp() map[string][]string {
 	return map[string][]string{
-		"weights-too-large":     {"reduce-batch-size", "gradient-checkpointing", "empty-cache", "low-cpu-mem-usage"},
+		"weights-too-large":     {"reduce-batch-size", "checkpointing-for-inference", "empty-cache", "low-cpu-mem-usage"},
 		"weights-wrong-dtype":   {"reduce-batch-size", "empty-cache"},
-		"kv-cache":              {"static-cache", "gradient-checkpointing", "empty-cache"},
+		"kv-cache":              {"static-cache", "checkpointing-for-inference", "empty-cache"},
 		"visual-tokens":         {"empty-cache", "thinking-budget", "use-fast-warning"},
-		"attention-matrix":      {"empty-cache", "gradient-checkpointing"},
+		"attention-matrix":      {"empty-cache", "checkpointing-for-inference"},
 		"logits-upcast":         {"num-logits-to-keep", "empty-cache"},
 		"activations":           {"zero-offload", "empty-cache"},
 		"fragmentation":         {"empty-cache"},
 		"leak":                  {"gc-collect", "empty-cache"},
 		"no-grad-missing":       {"model-eval"},
-		"serving-memory-budget": {"raise-gpu-memory-utilization"},
+		"serving-memory-budget": {"raising-gpu-memory-utilization"},
 	}
 }
 

@@ -25,7 +25,7 @@ func checkActivations(f *Facts) *Finding {
 		return nil
 	}
 	switch ev.Phase {
-	case parser.PhaseLoad, parser.PhaseGenerate, parser.PhaseDecode, parser.PhaseOptimizer:
+	case parser.PhaseLoad, parser.PhaseGenerate, parser.PhaseDecode, parser.PhaseOptimizer, parser.PhaseEval:
 		return nil // no training activations exist at these points
 	}
 	fd := &Finding{Culprit: "activations", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Training: true}}

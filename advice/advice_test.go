@@ -1,0 +1,262 @@
+package advice
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/oomdoc/oomdoc/models"
+	"github.com/oomdoc/oomdoc/parser"
+	"github.com/oomdoc/oomdoc/rules"
+)
+
+func build(t *testing.T, path string, h rules.Hints) Report {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := parser.Parse(f, filepath.Base(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Build(rules.Input{Result: res, Hints: h, Catalog: models.Load()})
+}
+
+func ineffectiveIDs(rep Report) map[string]Ineffective {
+	out := map[string]Ineffective{}
+	for _, x := range rep.Ineffective {
+		out[x.ID] = x
+	}
+	return out
+}
+
+// TestOvisReference is the issue's first worked case.
+func TestOvisReference(t *testing.T) {
+	rep := build(t, filepath.Join("..", "fixtures", "reference", "ovis2.5-2b-visual-softmax.log"), rules.Hints{})
+	if len(rep.Diagnoses) == 0 || rep.Diagnoses[0].Culprit != "visual-tokens" {
+		t.Fatalf("first diagnosis: %+v", rep.Diagnoses)
+	}
+	d := rep.Diagnoses[0]
+	if got := strings.Join(d.Arithmetic, " | "); !strings.Contains(got, "576.00 MiB ≈ 2,304 tokens × 65,532 × 4 B") || !strings.Contains(got, "1344*1792") || !strings.Contains(got, "2,352") {
+		t.Errorf("arithmetic: %s", got)
+	}
+	fx := d.Fixes[0]
+	if fx.ID != "lower-max-pixels" || !strings.Contains(fx.Title, "max_pixels=768*768") {
+		t.Fatalf("first fix: %+v", fx)
+	}
+	if fx.SavesBytes == nil || *fx.SavesBytes != 452984832 {
+		t.Errorf("saving = %v, want 452984832 (576 MiB → 144 MiB)", fx.SavesBytes)
+	}
+	if !strings.Contains(fx.Saving, "≈2,352 → ≈576") || !strings.Contains(fx.Saving, "≈587.96 MiB → ≈143.99 MiB") {
+		t.Errorf("saving text: %s", fx.Saving)
+	}
+	x := ineffectiveIDs(rep)
+	for _, id := range []string{"empty-cache", "thinking-budget", "use-fast-warning"} {
+		if _, ok := x[id]; !ok {
+			t.Errorf("won't-help lacks %s: %v", id, rep.Ineffective)
+		}
+	}
+	if !strings.Contains(x["thinking-budget"].Why, "Thinking is off") {
+		t.Errorf("thinking budget reason: %s", x["thinking-budget"].Why)
+	}
+	if !strings.Contains(x["use-fast-warning"].Why, "Unrelated") {
+		t.Errorf("use_fast reason: %s", x["use-fast-warning"].Why)
+	}
+}
+
+// TestLLaVAReference is the issue's second worked case, with and without
+// the model named on the command line.
+func TestLLaVAReference(t *testing.T) {
+	path := filepath.Join("..", "fixtures", "reference", "llava-1.5-13b-load-12gib.log")
+	t.Run("with --model", func(t *testing.T) {
+		rep := build(t, path, rules.Hints{Model: "llava-hf/llava-1.5-13b-hf"})
+		d := rep.Diagnoses[0]
+		if d.Culprit != "weights-too-large" || !strings.Contains(strings.Join(d.Arithmetic, " "), "13.35B params × 2 B (16-bit) ≈ 26.7 GB") {
+			t.Fatalf("first diagnosis: %s %v", d.Culprit, d.Arithmetic)
+		}
+		fx := d.Fixes[0]
+		if fx.ID != "load-in-4bit" || !strings.Contains(fx.Snippet, "quantization_config=bnb") || !strings.Contains(fx.Snippet, "BitsAndBytesConfig(") || fx.SavesBytes == nil {
+			t.Fatalf("first fix: %+v", fx)
+		}
+		if !strings.Contains(fx.Saving, "≈8.0 GB") {
+			t.Errorf("4-bit size: %s", fx.Saving)
+		}
+		fits := map[string]bool{}
+		for _, r := range rep.WhatFits.Rows {
+			fits[r.Option] = r.Fits
+		}
+		for option, want := range map[string]bool{
+			"llava-1.5-13b-hf bf16/fp16": false, "llava-1.5-13b-hf int8": false, "llava-1.5-13b-hf nf4": true,
+			"llava-1.5-13b-hf nf4 + double quant": true, "llava-1.5-7b-hf bf16/fp16": false,
+			"llava-1.5-7b-hf int8": true, "llava-1.5-7b-hf nf4": true,
+		} {
+			got, ok := fits[option]
+			if !ok || got != want {
+				t.Errorf("what fits %q = %v (present %v), want %v", option, got, ok, want)
+			}
+		}
+		x := ineffectiveIDs(rep)
+		for _, id := range []string{"checkpointing-for-inference", "empty-cache", "pad-token-id"} {
+			if _, ok := x[id]; !ok {
+				t.Errorf("won't-help lacks %s", id)
+			}
+		}
+	})
+	t.Run("without --model", func(t *testing.T) {
+		rep := build(t, path, rules.Hints{})
+		if rep.Diagnoses[0].Culprit != "weights-too-large" {
+			t.Fatalf("first diagnosis: %s", rep.Diagnoses[0].Culprit)
+		}
+	})
+}
+
+// TestEveryIDHasAPage: every culprit, every fix any report can give and
+// every won't-help id has an explain page.
+func TestEveryIDHasAPage(t *testing.T) {
+	pages := map[string]bool{}
+	for _, p := range Pages() {
+		if pages[p.ID] {
+			t.Errorf("two pages for %q", p.ID)
+		}
+		pages[p.ID] = true
+		if p.Title == "" {
+			t.Errorf("%q: page without a title", p.ID)
+		}
+	}
+	for _, r := range rules.All() {
+		if !pages[r.ID] {
+			t.Errorf("culprit %q has no page", r.ID)
+		}
+	}
+	for id := range fixBuilders() {
+		if !pages[id] {
+			t.Errorf("culprit %q has no page", id)
+		}
+	}
+	for _, path := range allLogs(t) {
+		rep := build(t, path, rules.Hints{})
+		for _, d := range rep.Diagnoses {
+			for _, fx := range d.Fixes {
+				if !pages[fx.ID] {
+					t.Errorf("%s: fix %q has no explain page", path, fx.ID)
+				}
+			}
+		}
+		for _, x := range rep.Ineffective {
+			if !pages[x.ID] {
+				t.Errorf("%s: won't-help %q has no explain page", path, x.ID)
+			}
+		}
+	}
+}
+
+func allLogs(t *testing.T) []string {
+	var out []string
+	for _, pattern := range []string{"corpus/*.log", "reference/*.log", "formats/*.log", "culprits/*/*.log"} {
+		m, _ := filepath.Glob(filepath.Join("..", "fixtures", pattern))
+		out = append(out, m...)
+	}
+	if len(out) == 0 {
+		t.Fatal("no fixtures")
+	}
+	return out
+}
+
+// TestNoContradictedAdvice runs every fixture and checks the two rules the
+// evidence must never be broken on: no fragmentation setting first when
+// the idle cache is smaller than the request, and no gradient
+// checkpointing for an inference phase.
+func TestNoContradictedAdvice(t *testing.T) {
+	for _, path := range allLogs(t) {
+		rep := build(t, path, rules.Hints{})
+		if len(rep.Diagnoses) == 0 || len(rep.Events) == 0 {
+			continue
+		}
+		ev := eventByID(rep, rep.Diagnoses[0].Event)
+		first := rep.Diagnoses[0].Fixes
+		if len(first) > 0 && (first[0].ID == "expandable-segments" || first[0].ID == "max-split-size") {
+			if ev.ReservedUnallocatedBytes == nil || ev.RequestedBytes == nil || *ev.ReservedUnallocatedBytes < *ev.RequestedBytes {
+				t.Errorf("%s: %s recommended first with reserved-unallocated below the request", path, first[0].ID)
+			}
+		}
+		for _, d := range rep.Diagnoses {
+			e := eventByID(rep, d.Event)
+			switch e.Phase {
+			case parser.PhaseGenerate, parser.PhaseLoad, parser.PhaseDecode, parser.PhaseEval:
+				for _, fx := range d.Fixes {
+					if fx.ID == "gradient-checkpointing" {
+						t.Errorf("%s: gradient checkpointing recommended for a %s failure", path, e.Phase)
+					}
+				}
+			}
+		}
+		for _, x := range rep.Ineffective {
+			for _, d := range rep.Diagnoses {
+				for _, fx := range d.Fixes {
+					if fx.ID == x.ID {
+						t.Errorf("%s: %q is both a fix and a won't-help", path, x.ID)
+					}
+				}
+			}
+		}
+	}
+}
+
+func eventByID(rep Report, id string) parser.Event {
+	for _, ev := range rep.Events {
+		if ev.ID == id {
+			return ev
+		}
+	}
+	return rep.Events[0]
+}
+
+func TestAllocConfVar(t *testing.T) {
+	tests := []struct {
+		name string
+		env  Env
+		want string
+		note bool
+	}{
+		{"old torch", Env{Torch: "2.1.2"}, "PYTORCH_CUDA_ALLOC_CONF", false},
+		{"2.9.1 trap", Env{Torch: "2.9.1+cu128"}, "PYTORCH_CUDA_ALLOC_CONF", true},
+		{"new torch", Env{Torch: "2.11.0"}, "PYTORCH_ALLOC_CONF", true},
+		{"unknown", Env{}, "PYTORCH_CUDA_ALLOC_CONF", true},
+		{"unknown, new hint", Env{HintEnv: "PYTORCH_ALLOC_CONF"}, "PYTORCH_CUDA_ALLOC_CONF", true},
+		{"rocm", Env{ROCm: true}, "PYTORCH_HIP_ALLOC_CONF", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, note := tc.env.AllocConfVar()
+			if got != tc.want || (note != "") != tc.note {
+				t.Errorf("got %s (note %q), want %s (note %v)", got, note, tc.want, tc.note)
+			}
+		})
+	}
+}
+
+func TestDTypeAndLogitsSpelling(t *testing.T) {
+	tests := []struct {
+		transformers, dtype, logits string
+	}{
+		{"4.40.0", "torch_dtype", "num_logits_to_keep"},
+		{"4.49.0", "torch_dtype", "logits_to_keep"},
+		{"4.56.1", "dtype", "logits_to_keep"},
+		{"5.0.0", "dtype", "logits_to_keep"},
+		{"", "torch_dtype", "logits_to_keep"},
+	}
+	for _, tc := range tests {
+		t.Run("transformers "+tc.transformers, func(t *testing.T) {
+			e := Env{Transformers: tc.transformers}
+			if got, _ := e.DTypeArg(); got != tc.dtype {
+				t.Errorf("dtype arg %s, want %s", got, tc.dtype)
+			}
+			if got, _ := e.LogitsToKeepArg(); got != tc.logits {
+				t.Errorf("logits arg %s, want %s", got, tc.logits)
+			}
+		})
+	}
+}
