@@ -69,6 +69,16 @@ var noticeCues = []struct{ id, text string }{
 	{"jupyter", "ipykernel"},
 }
 
+// settingHints are literal parts of the setting names reSetting reads; a
+// line without any of them is not run through it.
+var settingHints = []string{"pixels", "batch", "max_", "max-", "dtype", "thinking", "load_in", "attn", "output_att", "device_map", "gradient_ch", "num_", "hd_num", "cache_impl", "low_cpu", "use_cache", "image_size", "resolution", "height", "width", "split_size", "expandable", "logits", "gpu_memory", "gpu-memory"}
+
+// isProgress reports whether a line segment is a progress-bar redraw, which
+// carries no context beyond its counter.
+func isProgress(text string) bool {
+	return strings.Contains(text, "it/s") || strings.Contains(text, "s/it") || strings.Contains(text, "%|")
+}
+
 // contextScanner collects Context facts line by line.
 type contextScanner struct {
 	ctx       *Context
@@ -104,17 +114,26 @@ func (c *contextScanner) scan(text string, no int) {
 	} else {
 		c.inSummary = false
 	}
-	for _, m := range reVersionPin.FindAllStringSubmatch(text, 8) {
-		c.addVersion(m[1], m[2], no)
+	// Each pattern runs only on lines holding its literal part.
+	if strings.Contains(text, "==") {
+		for _, m := range reVersionPin.FindAllStringSubmatch(text, 8) {
+			c.addVersion(m[1], m[2], no)
+		}
 	}
-	for _, m := range reVersionSay.FindAllStringSubmatch(text, 4) {
-		c.addVersion(m[1], m[2], no)
+	if strings.Contains(text, "ersion") {
+		for _, m := range reVersionSay.FindAllStringSubmatch(text, 4) {
+			c.addVersion(m[1], m[2], no)
+		}
 	}
-	if m := reVLLMBanner.FindStringSubmatch(text); m != nil {
-		c.addVersion("vllm", m[1], no)
+	if strings.Contains(text, "LLM engine") {
+		if m := reVLLMBanner.FindStringSubmatch(text); m != nil {
+			c.addVersion("vllm", m[1], no)
+		}
 	}
-	if m := rePythonPath.FindStringSubmatch(text); m != nil {
-		c.addVersion("python", m[1], no)
+	if strings.Contains(text, "/python3.") {
+		if m := rePythonPath.FindStringSubmatch(text); m != nil {
+			c.addVersion("python", m[1], no)
+		}
 	}
 	if strings.Contains(text, "models--") {
 		for _, m := range reHFCache.FindAllStringSubmatch(text, 4) {
@@ -136,7 +155,7 @@ func (c *contextScanner) scan(text string, no int) {
 			c.addModel(m[1], "command", no)
 		}
 	}
-	if m := reServe.FindStringSubmatch(text); m != nil {
+	if m := reServe.FindStringSubmatch(text); (strings.Contains(text, "serve") || strings.Contains(text, "--model")) && m != nil {
 		parts := strings.Split(strings.TrimRight(m[1], "/"), "/")
 		c.addModel(parts[len(parts)-1], "path", no)
 	}
@@ -147,7 +166,7 @@ func (c *contextScanner) scan(text string, no int) {
 			}
 		}
 	}
-	if strings.ContainsAny(text, "=:") {
+	if strings.ContainsAny(text, "=:") && containsAny(text, settingHints) {
 		for _, m := range reSetting.FindAllStringSubmatch(text, 8) {
 			name := strings.ReplaceAll(m[1], "-", "_")
 			if m[2] == m[1] || m[2] == name {
@@ -161,9 +180,14 @@ func (c *contextScanner) scan(text string, no int) {
 			}
 		}
 	}
+	c.notices(text, no)
+}
+
+// notices records the notice cues on a line.
+func (c *contextScanner) notices(text string, no int) {
 	for _, cue := range noticeCues {
 		if strings.Contains(text, cue.text) && c.once("notice:"+cue.id) && len(c.ctx.Notices) < maxContextFacts {
-			c.ctx.Notices = append(c.ctx.Notices, Notice{ID: cue.id, Line: no, Text: clip(trim, 300)})
+			c.ctx.Notices = append(c.ctx.Notices, Notice{ID: cue.id, Line: no, Text: clip(strings.TrimSpace(text), 300)})
 		}
 	}
 }

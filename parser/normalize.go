@@ -122,6 +122,8 @@ func stripPrefixes(s string) stripped {
 			if m = rankPrefix.FindStringSubmatch(t); m != nil {
 				out.setRank(m[1], m[0])
 			}
+		case c == '[' && fastRank(t, &out):
+			continue
 		case c == '[':
 			if m = rankPrefix.FindStringSubmatch(t); m != nil {
 				out.setRank(m[1], m[0])
@@ -177,6 +179,27 @@ func stripPrefixes(s string) stripped {
 		out.text = t[len(m[0]):]
 	}
 	return out
+}
+
+// fastRank strips the commonest prefix, "[rankN]: ", without a regexp.
+func fastRank(t string, out *stripped) bool {
+	if !strings.HasPrefix(t, "[rank") {
+		return false
+	}
+	j := len("[rank")
+	for j < len(t) && t[j] >= '0' && t[j] <= '9' {
+		j++
+	}
+	if j == len("[rank") || j+1 >= len(t) || t[j] != ']' || t[j+1] != ':' {
+		return false
+	}
+	end := j + 2
+	if end < len(t) && t[end] == ' ' {
+		end++
+	}
+	out.setRank(t[len("[rank"):j], t[:end])
+	out.text = t[end:]
+	return true
 }
 
 func (s *stripped) setRank(num, prefix string) {

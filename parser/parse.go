@@ -19,7 +19,7 @@ const MaxEvents = 1000
 // headLines is how many lines at the start of an input are read in full for
 // context (environment dumps, model loading, configuration). After that,
 // context is read only around failures, from the ring of recent lines.
-const headLines = 4096
+const headLines = 1024
 
 // ringSize is how many recent lines are kept for the context of a failure.
 const ringSize = 256
@@ -67,18 +67,28 @@ func Parse(r io.Reader, name string) (*Result, error) {
 		}
 		src = strings.NewReader(text)
 	}
+	return parseLines(src, name, false)
+}
+
+// parseLines reads a plain log. With slow set every line is read in full;
+// otherwise only the head, the lines holding anchors and the lines around
+// them (see driver.go). Both give the same result; tests compare them.
+func parseLines(src io.Reader, name string, slow bool) (*Result, error) {
 	s := newScanner(name)
-	lr := newLineReader(src)
+	s.slow = slow
+	br := newBlockReader(src)
+	no := 1
 	for {
-		line, no, ok := lr.next()
+		b, ok := br.next()
 		if !ok {
 			break
 		}
-		s.physical(line, no)
+		no = s.block(b, no)
 	}
+	s.res.Lines = no - 1
 	s.finish()
-	if err := lr.Err(); err != nil {
-		return s.res, &ParseError{Input: name, Line: lr.no + 1, Err: err}
+	if err := br.Err(); err != nil {
+		return s.res, &ParseError{Input: name, Line: no, Err: err}
 	}
 	return s.res, nil
 }
@@ -93,7 +103,10 @@ type scanner struct {
 	scanned  int // last line the context scanner has read
 	ring     [ringSize]ringLine
 	ringNext int
-	hot      int // lines left that must be read in full (open tracebacks)
+	hot      int  // lines left that must be read in full (open tracebacks)
+	slow     bool // read every line in full (the reference behaviour)
+	fed      int  // the last line number fed
+	tail     []tailLine
 }
 
 type ringLine struct {
@@ -123,7 +136,6 @@ func newScanner(name string) *scanner {
 // physical handles one physical line: tqdm's bare "\r" splits it into
 // segments, each read as its own line with the same number.
 func (s *scanner) physical(line []byte, no int) {
-	s.res.Lines = no
 	if len(line) == 0 {
 		s.segment(nil, no)
 		return
@@ -152,7 +164,11 @@ func (s *scanner) segment(seg []byte, no int) {
 	raw := toText(stripANSI(seg))
 	st := stripPrefixes(raw)
 	if no <= headLines && no > s.scanned {
-		s.ctxScan.scan(st.text, no)
+		if isProgress(st.text) {
+			s.ctxScan.notices(st.text, no) // a redrawn bar: its notices only
+		} else {
+			s.ctxScan.scan(st.text, no)
+		}
 		s.scanned = no
 	}
 	s.line(raw, st, no)

@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -17,81 +16,104 @@ const MaxLineBytes = 64 << 10
 // message printed after a long run of \r progress updates sits at the end.
 const tailBytes = 16 << 10
 
-// lineReader yields physical lines (without their "\n" or "\r\n") with
-// 1-based numbers, in bounded memory.
-type lineReader struct {
-	r    *bufio.Reader
-	no   int
-	buf  []byte
-	tail []byte
-	err  error
+// blockSize is how much input is read, and scanned for anchors, at a time.
+const blockSize = 1 << 20
+
+// blockReader yields the input as blocks of whole lines, in bounded
+// memory: about blockSize + MaxLineBytes, whatever the input.
+type blockReader struct {
+	r     io.Reader
+	buf   []byte
+	n     int // bytes in buf
+	start int // where the unreturned data begins
+	eof   bool
+	err   error
+	long  []byte // a synthesised over-long line
 }
 
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
+func newBlockReader(r io.Reader) *blockReader {
+	return &blockReader{r: r, buf: make([]byte, blockSize+MaxLineBytes)}
 }
 
-// next returns the next line and its number; the slice is valid until the
-// following call. ok is false at the end of input or on a read error, which
-// err then reports.
-func (lr *lineReader) next() (line []byte, no int, ok bool) {
-	if lr.err != nil {
-		return nil, 0, false
+// fill reads until buf holds at least want bytes from start, or input ends.
+func (b *blockReader) fill(want int) {
+	if b.start > 0 {
+		b.n = copy(b.buf, b.buf[b.start:b.n])
+		b.start = 0
 	}
-	lr.buf = lr.buf[:0]
-	lr.tail = lr.tail[:0]
-	long := false
-	for {
-		chunk, err := lr.r.ReadSlice('\n')
+	for b.n < want && !b.eof && b.err == nil {
+		k, err := b.r.Read(b.buf[b.n:])
+		b.n += k
 		switch {
-		case len(lr.buf)+len(chunk) <= MaxLineBytes:
-			lr.buf = append(lr.buf, chunk...)
-		default:
-			if room := MaxLineBytes - len(lr.buf); room > 0 {
-				lr.buf = append(lr.buf, chunk[:room]...)
-				chunk = chunk[room:]
-			}
-			long = true
-			lr.tail = append(lr.tail, chunk...)
-			if len(lr.tail) > 2*tailBytes {
-				lr.tail = append(lr.tail[:0], lr.tail[len(lr.tail)-tailBytes:]...)
-			}
+		case errors.Is(err, io.EOF):
+			b.eof = true
+		case err != nil:
+			b.err = err
+		case k == 0:
+			// a reader that returns 0, nil: try again (io.Reader allows it)
 		}
-		if err == nil {
+	}
+}
+
+// next returns the next block: one or more whole lines, each ending in
+// "\n" except perhaps the input's last. The block is valid until the next
+// call. ok is false at the end of input or after a read error.
+func (b *blockReader) next() (block []byte, ok bool) {
+	b.fill(blockSize)
+	data := b.buf[b.start:b.n]
+	if len(data) == 0 {
+		return nil, false
+	}
+	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+		b.start += i + 1
+		return data[:i+1], true
+	}
+	if b.eof || b.err != nil {
+		b.start = b.n
+		return data, true
+	}
+	// No newline in a full buffer: an over-long line.
+	return b.longLine(), true
+}
+
+// longLine keeps the head and the tail of a line longer than the buffer,
+// reading past its middle without storing it. Head and tail are joined by
+// "\r" so that the tail (where a failure printed after progress output
+// sits) is read as its own segment.
+func (b *blockReader) longLine() []byte {
+	head := append(b.long[:0], b.buf[b.start:b.start+MaxLineBytes]...)
+	tail := append([]byte(nil), b.buf[b.n-tailBytes:b.n]...)
+	b.start, b.n = 0, 0
+	for {
+		b.fill(blockSize)
+		data := b.buf[:b.n]
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			tail = appendTail(tail, data[:i])
+			b.start = i + 1
 			break
 		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
+		tail = appendTail(tail, data)
+		b.start = b.n
+		if b.eof || b.err != nil {
+			break
 		}
-		if err != io.EOF {
-			lr.err = err
-		}
-		if len(lr.buf) == 0 {
-			if lr.err == nil {
-				lr.err = io.EOF
-			}
-			return nil, 0, false
-		}
-		break
 	}
-	if long {
-		t := lr.tail
-		if len(t) > tailBytes {
-			t = t[len(t)-tailBytes:]
-		}
-		// Join head and tail with a \r so the tail is read as its own segment.
-		lr.buf = append(append(lr.buf, '\r'), t...)
+	line := append(append(append(head, '\r'), tail...), '\n')
+	b.long = line[:0]
+	return line
+}
+
+// appendTail keeps the last tailBytes of tail+more.
+func appendTail(tail, more []byte) []byte {
+	if len(more) >= tailBytes {
+		return append(tail[:0], more[len(more)-tailBytes:]...)
 	}
-	lr.no++
-	line = bytes.TrimSuffix(lr.buf, []byte("\n"))
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	return line, lr.no, true
+	tail = append(tail, more...)
+	if len(tail) > tailBytes {
+		tail = append(tail[:0], tail[len(tail)-tailBytes:]...)
+	}
+	return tail
 }
 
 // Err returns the read error that stopped the reader, or nil at a clean end.
-func (lr *lineReader) Err() error {
-	if lr.err == io.EOF {
-		return nil
-	}
-	return lr.err
-}
+func (b *blockReader) Err() error { return b.err }

@@ -1,0 +1,83 @@
+package parser
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/oomdoc/oomdoc/bench/loggen"
+)
+
+func resultJSON(t *testing.T, r *Result) string {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestFastReadEqualsFullRead: reading only the anchored lines (and the
+// lines around them) gives exactly what reading every line gives, on every
+// fixture.
+func TestFastReadEqualsFullRead(t *testing.T) {
+	for _, path := range fixtureLogs(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, _ := Parse(bytes.NewReader(data), "x")
+		if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) || isNotebook(data, path) {
+			continue // decoded inputs take the same path after decoding
+		}
+		slow, _ := parseLines(bytes.NewReader(data), "x", true)
+		if a, b := resultJSON(t, fast), resultJSON(t, slow); a != b {
+			t.Errorf("%s: fast and full reads differ\nfast: %.400s\nfull: %.400s", path, a, b)
+		}
+	}
+}
+
+// TestLargeLogEqualsItsTail: the events of a 64 MiB multi-rank log are the
+// events of its last lines alone (the speed issue's scale test), and equal
+// to a full line-by-line read.
+func TestLargeLogEqualsItsTail(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 64 MiB")
+	}
+	var b bytes.Buffer
+	if err := loggen.Write(&b, loggen.Options{Size: 64 << 20, Ranks: 8, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	data := b.Bytes()
+	full, err := Parse(bytes.NewReader(data), "big.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Events) != 8 {
+		t.Fatalf("%d events in the large log, want one per rank (8)", len(full.Events))
+	}
+	// the tail: the last 200 lines
+	cut := len(data)
+	for k := 0; k < 200; k++ {
+		cut = bytes.LastIndexByte(data[:cut-1], '\n') + 1
+	}
+	tail, err := Parse(bytes.NewReader(data[cut:]), "big.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	offset := bytes.Count(data[:cut], []byte("\n"))
+	if len(tail.Events) != len(full.Events) {
+		t.Fatalf("tail has %d events, the whole log %d", len(tail.Events), len(full.Events))
+	}
+	for i := range full.Events {
+		a, b := full.Events[i], tail.Events[i]
+		if a.Line != b.Line+offset || a.Message != b.Message || *a.Rank != *b.Rank || len(a.Frames) != len(b.Frames) || a.Phase != b.Phase {
+			t.Errorf("event %d differs: line %d vs %d+%d, rank %d vs %d, phase %s vs %s", i, a.Line, b.Line, offset, *a.Rank, *b.Rank, a.Phase, b.Phase)
+		}
+	}
+	slow, _ := parseLines(bytes.NewReader(data), "big.log", true)
+	if resultJSON(t, slow) != resultJSON(t, full) {
+		t.Errorf("fast and full reads of the large log differ")
+	}
+}
