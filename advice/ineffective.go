@@ -83,10 +83,10 @@ func ineffectiveFor(fs []rules.Finding, f *rules.Facts, env Env) []Ineffective {
 		add("gc-collect", "gc.collect() + empty_cache() every step", "gc.collect() frees only unreachable reference cycles; a leak is tensors still referenced, which neither call frees.")
 	}
 	if top == "visual-tokens" {
-		if n, ok := f.Notice("thinking"); ok {
+		if _, ok := f.Notice("thinking"); ok {
 			why := "The thinking budget caps how many tokens are generated while thinking; this failure happens while encoding the image, before any token is generated."
-			if strings.Contains(n.Text, "False") || strings.Contains(strings.ToLower(n.Text), "enable_thinking=false") {
-				why = "Thinking is off here (" + clipText(n.Text, 80) + "), so the budget is inactive; and the failure happens while encoding the image, before any token is generated."
+			if s, ok := f.Setting("enable_thinking"); ok && strings.EqualFold(s.Value, "false") {
+				why = fmt.Sprintf("Thinking is off here (enable_thinking=False, line %d), so the budget is inactive; and the failure happens while encoding the image, before any token is generated.", s.Line)
 			}
 			add("thinking-budget", "Lowering the thinking budget", why)
 		}
@@ -102,12 +102,6 @@ func atLeastKnown(v string, major, minor int) bool {
 	return yes && known
 }
 
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
 
 // captureFor says what to capture next when the evidence is thin.
 func captureFor(fs []rules.Finding, f *rules.Facts) []string {

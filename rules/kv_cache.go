@@ -38,7 +38,7 @@ func checkKVCache(f *Facts) *Finding {
 		if ev.MaxModelLen != nil {
 			fd.Quantities.MaxModelLen = *ev.MaxModelLen
 		}
-	} else if ev.Phase == parser.PhaseGenerate {
+	} else if ev.Phase == parser.PhaseGenerate && !f.elsewhere() {
 		fd.Confidence = 0.4
 		fd.Evidence = append(fd.Evidence, f.EventLine())
 		if e, ok := f.Find(words("generate(", "._sample", "greedy_search", "beam_search")); ok {
@@ -64,4 +64,16 @@ func checkKVCache(f *Facts) *Finding {
 		}
 	}
 	return fd
+}
+
+// elsewhere reports whether the frames or nearby lines point at a more
+// specific allocation than the cache (the vision path, attention scores,
+// logits): a failure inside generate() is then not the cache's growth.
+func (f *Facts) elsewhere() bool {
+	for _, c := range []cue{visionCue, attentionCue, logitsCue, vaeCue} {
+		if _, ok := f.Find(c); ok {
+			return true
+		}
+	}
+	return false
 }
