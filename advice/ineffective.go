@@ -102,7 +102,6 @@ func atLeastKnown(v string, major, minor int) bool {
 	return yes && known
 }
 
-
 // captureFor says what to capture next when the evidence is thin.
 func captureFor(fs []rules.Finding, f *rules.Facts) []string {
 	if len(fs) > 0 && fs[0].Confidence >= 0.6 {
