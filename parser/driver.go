@@ -108,8 +108,7 @@ func (s *scanner) block(b []byte, first int) int {
 			hits = hits[1:]
 		}
 		if len(hits) == 0 {
-			no += countLines(b[pos:])
-			pos = len(b)
+			no += countLines(b[pos:]) // the rest of the block holds no anchor
 			break
 		}
 		h := hits[0]
