@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oomdoc/oomdoc/fixtures"
 	"github.com/oomdoc/oomdoc/models"
 	"github.com/oomdoc/oomdoc/parser"
 	"github.com/oomdoc/oomdoc/rules"
@@ -155,9 +156,8 @@ func TestEveryIDHasAPage(t *testing.T) {
 
 func allLogs(t *testing.T) []string {
 	var out []string
-	for _, pattern := range []string{"corpus/*.log", "reference/*.log", "formats/*.log", "culprits/*/*.log"} {
-		m, _ := filepath.Glob(filepath.Join("..", "fixtures", pattern))
-		out = append(out, m...)
+	for _, p := range fixtures.Inputs() {
+		out = append(out, filepath.Join("..", "fixtures", p))
 	}
 	if len(out) == 0 {
 		t.Fatal("no fixtures")

@@ -93,28 +93,37 @@ func (e Env) AllocConfVar() (name, note string) {
 	return "PYTORCH_CUDA_ALLOC_CONF", "torch version not in the log: PYTORCH_CUDA_ALLOC_CONF works on every version (≥ 2.11 also reads PYTORCH_ALLOC_CONF)"
 }
 
+// A renamed argument: its name from a version on, its old name before, and
+// the name to give (with why) when the version is unknown.
+type renamed struct {
+	major, minor     int
+	newName, oldName string
+	unknown, note    string
+}
+
+// spell picks the spelling for version v.
+func (r renamed) spell(v string) (name, note string) {
+	if yes, known := atLeast(v, r.major, r.minor); known {
+		if yes {
+			return r.newName, ""
+		}
+		return r.oldName, ""
+	}
+	return r.unknown, r.note
+}
+
 // DTypeArg spells the from_pretrained dtype argument: dtype= since
 // transformers 4.56, torch_dtype= before; torch_dtype= is accepted by every
 // version, so it is the choice when the version is unknown.
 func (e Env) DTypeArg() (arg, note string) {
-	if yes, known := atLeast(e.Transformers, 4, 56); known {
-		if yes {
-			return "dtype", ""
-		}
-		return "torch_dtype", ""
-	}
-	return "torch_dtype", "transformers version not in the log: torch_dtype= works on every version (≥ 4.56 prefers dtype=)"
+	return renamed{4, 56, "dtype", "torch_dtype", "torch_dtype",
+		"transformers version not in the log: torch_dtype= works on every version (≥ 4.56 prefers dtype=)"}.spell(e.Transformers)
 }
 
 // LogitsToKeepArg spells the argument that limits logits to the last
 // positions: logits_to_keep since transformers 4.49, num_logits_to_keep
 // before (and silently ignored after the shim was removed).
 func (e Env) LogitsToKeepArg() (arg, note string) {
-	if yes, known := atLeast(e.Transformers, 4, 49); known {
-		if yes {
-			return "logits_to_keep", ""
-		}
-		return "num_logits_to_keep", ""
-	}
-	return "logits_to_keep", "transformers version not in the log: logits_to_keep is the name since 4.49; older versions call it num_logits_to_keep"
+	return renamed{4, 49, "logits_to_keep", "num_logits_to_keep", "logits_to_keep",
+		"transformers version not in the log: logits_to_keep is the name since 4.49; older versions call it num_logits_to_keep"}.spell(e.Transformers)
 }

@@ -9,22 +9,15 @@ import (
 	"testing"
 
 	"github.com/sebdah/goldie/v2"
+
+	"github.com/oomdoc/oomdoc/fixtures"
 )
 
-// fixtureLogs lists every input fixture: the labelled corpus, the
-// reference cases, one fixture per message variant, and the culprit cases.
+// fixtureLogs lists every input fixture by its path from this package.
 func fixtureLogs(t testing.TB) []string {
 	var out []string
-	for _, pattern := range []string{"corpus/*.log", "reference/*.log", "formats/*", "culprits/*/*.log"} {
-		m, err := filepath.Glob(filepath.Join("..", "fixtures", pattern))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range m {
-			if st, err := os.Stat(p); err == nil && !st.IsDir() && !strings.HasSuffix(p, ".source") {
-				out = append(out, p)
-			}
-		}
+	for _, p := range fixtures.Inputs() {
+		out = append(out, filepath.Join("..", "fixtures", p))
 	}
 	if len(out) == 0 {
 		t.Fatal("no fixtures found")

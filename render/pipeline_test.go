@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/oomdoc/oomdoc/advice"
+	"github.com/oomdoc/oomdoc/fixtures"
 	"github.com/oomdoc/oomdoc/models"
 	"github.com/oomdoc/oomdoc/parser"
 	"github.com/oomdoc/oomdoc/rules"
@@ -63,13 +64,8 @@ func pipeline(t testing.TB, cat models.Catalog, data []byte) {
 
 func allFixtures(t testing.TB) []string {
 	var out []string
-	for _, pattern := range []string{"corpus/*.log", "reference/*.log", "formats/*", "culprits/*/*.log"} {
-		m, _ := filepath.Glob(filepath.Join("..", "fixtures", pattern))
-		for _, p := range m {
-			if st, err := os.Stat(p); err == nil && !st.IsDir() && !strings.HasSuffix(p, ".source") {
-				out = append(out, p)
-			}
-		}
+	for _, p := range fixtures.Inputs() {
+		out = append(out, filepath.Join("..", "fixtures", p))
 	}
 	if len(out) == 0 {
 		t.Fatal("no fixtures")
