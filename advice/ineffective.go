@@ -73,6 +73,9 @@ func ineffectiveFor(fs []rules.Finding, f *rules.Facts, env Env) []Ineffective {
 			add("num-logits-to-keep", "num_logits_to_keep=1", why)
 		}
 	}
+	if n, ok := f.Notice("alloc-conf-in-python"); ok && gpuAllocator {
+		add("alloc-conf-in-python", "Setting PYTORCH_CUDA_ALLOC_CONF from Python", fmt.Sprintf("The allocator reads its configuration once, when CUDA is initialised; set at line %d inside the program it is likely too late to apply. Export it in the shell before Python starts.", n.Line))
+	}
 	if top == "activations" {
 		add("zero-offload", "DeepSpeed ZeRO / CPU offload of model states", "ZeRO shards weights, gradients and optimizer states; these are activations, which it does not touch. Gradient checkpointing or a smaller micro-batch does.")
 	}

@@ -43,6 +43,7 @@ func wontHelpCatalog() []Page {
 		p("raising-gpu-memory-utilization", "Raising vLLM's gpu_memory_utilization for every error", "Right for \"No available memory for the cache blocks\" and the max-seq-len errors; wrong when the startup check finds too little free memory or when a CUDA OOM happens inside the engine, where less is needed.", "https://docs.vllm.ai/en/latest/configuration/conserving_memory/"),
 		p("gc-collect", "gc.collect() + empty_cache() every step", "gc.collect() frees unreachable reference cycles only; leaked tensors are still referenced."),
 		p("thinking-budget", "Lowering a reasoning model's thinking budget", "The budget limits generated thinking tokens. When thinking is off it is inactive, and it cannot affect failures before generation (image encoding, prefill)."),
+		p("alloc-conf-in-python", "Setting the allocator's env var from inside Python", "PyTorch parses PYTORCH_CUDA_ALLOC_CONF (PYTORCH_ALLOC_CONF) when CUDA is initialised; os.environ changes after that — after the first CUDA call, often after import — are ignored. Export it before Python starts.", "https://github.com/pytorch/pytorch/issues/104801"),
 		p("use-fast-warning", "The `use_fast` image-processor warning", "It selects the fast or slow image-processor implementation; it does not change GPU memory."),
 	}
 }

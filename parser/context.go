@@ -159,6 +159,11 @@ func (c *contextScanner) scan(text string, no int) {
 		parts := strings.Split(strings.TrimRight(m[1], "/"), "/")
 		c.addModel(parts[len(parts)-1], "path", no)
 	}
+	if strings.Contains(text, "environ") && strings.Contains(text, "ALLOC_CONF") && c.once("notice:alloc-conf-in-python") && len(c.ctx.Notices) < maxContextFacts {
+		// os.environ["PYTORCH_CUDA_ALLOC_CONF"] = … inside the program: too
+		// late once CUDA is initialised.
+		c.ctx.Notices = append(c.ctx.Notices, Notice{ID: "alloc-conf-in-python", Line: no, Text: clip(trim, 300)})
+	}
 	if strings.Contains(text, "ALLOC_CONF") && !strings.Contains(text, "If reserved") && !strings.Contains(text, "to avoid fragmentation") && !strings.Contains(text, "is deprecated") {
 		for _, m := range reAllocConf.FindAllStringSubmatch(text, 2) {
 			if c.once("alloc:"+m[1]+m[2]) && len(c.ctx.AllocConf) < maxContextFacts {

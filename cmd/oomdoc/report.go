@@ -55,23 +55,41 @@ func (f *ReportFlags) options(env *Env, out io.Writer) render.Options {
 	return o
 }
 
-// analyse builds the report for parsed inputs.
-func analyse(results []*parser.Result, h rules.Hints) advice.Report {
+// analyse builds one report per parsed input.
+func analyse(results []*parser.Result, h rules.Hints) []advice.Report {
 	cat := models.Load()
 	reps := make([]advice.Report, 0, len(results))
 	for _, res := range results {
 		reps = append(reps, advice.Build(rules.Input{Result: res, Hints: h, Catalog: cat}))
 	}
-	if len(reps) == 0 {
-		return advice.Report{Inputs: []string{}, Events: []parser.Event{}, Diagnoses: []advice.Diagnosis{}, Ineffective: []advice.Ineffective{}}
-	}
-	return advice.Merge(reps)
+	return reps
 }
 
-// write renders the report, mapping a write failure to its exit status.
-func (f *ReportFlags) write(env *Env, out io.Writer, rep advice.Report) error {
-	if err := render.Write(out, f.Format, rep, f.options(env, out)); err != nil {
-		return &exitError{code: exitWriteError, err: err}
+// write renders the reports: JSON as one document over every input (its
+// schema lists the inputs), text and Markdown as one report per input.
+func (f *ReportFlags) write(env *Env, out io.Writer, reps []advice.Report) error {
+	if len(reps) == 0 {
+		return nil
+	}
+	if f.Format == render.FormatJSON {
+		reps = []advice.Report{advice.Merge(reps)}
+	}
+	opts := f.options(env, out)
+	for i, rep := range reps {
+		sep := ""
+		if i > 0 {
+			sep = "\n"
+		}
+		if len(reps) > 1 && f.Format != render.FormatMarkdown {
+			// as tail(1) does for several files
+			sep += "==> " + render.Safe(strings.Join(rep.Inputs, ", ")) + " <==\n"
+		}
+		if _, err := io.WriteString(out, sep); err != nil {
+			return &exitError{code: exitWriteError, err: err}
+		}
+		if err := render.Write(out, f.Format, rep, opts); err != nil {
+			return &exitError{code: exitWriteError, err: err}
+		}
 	}
 	return nil
 }
