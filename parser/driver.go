@@ -10,14 +10,24 @@ import (
 // logs so that each is found at memory speed: "mory" (memory, Memory,
 // OutOfMemory), "Tried to" (allocator messages whose start was cut), "OOM"
 // (TensorFlow, OOMKilled), kills and exit codes, cuBLAS/cuDNN statuses,
-// MLX's malloc, ggml's "failed to allocate", vLLM's KV-cache wording. Past
-// the head of a log only lines holding one of them — with the lines before
-// and after them — are read in full; the rest is only counted.
-func blockAnchors() [][]byte {
-	return [][]byte{
-		[]byte("mory"), []byte("MEMORY"), []byte("Tried to"), []byte("OOM"), []byte("Killed"), []byte("STATUS_"),
-		[]byte("xitcode"), []byte("KV cache"), []byte("malloc"), []byte("failed to allocate"), []byte("Detected"),
-		[]byte("SIGKILL"), []byte("died"), []byte("zsh: killed"), []byte("] exits with"), []byte("Bus error"),
+// MLX's malloc, ggml's "failed to allocate", vLLM's KV-cache wording.
+// Anchors in one group share their first byte and are found in one pass.
+// Past the head of a log only lines holding one of them — with the lines
+// before and after them — are read in full; the rest is only counted.
+// (zsh's "killed" and Jupyter's "kernel appears to have died" are read in
+// the head and around other anchors only: they cost a pass each and are
+// rarely the only trace of a failure.)
+func blockAnchors() [][][]byte {
+	g := func(words ...string) [][]byte {
+		out := make([][]byte, len(words))
+		for i, w := range words {
+			out[i] = []byte(w)
+		}
+		return out
+	}
+	return [][][]byte{
+		g("mory"), g("MEMORY"), g("Tried to"), g("OOM"), g("Killed", "KV cache"), g("STATUS_", "SIGKILL"),
+		g("xitcode"), g("malloc"), g("failed to allocate"), g("Detected"), g("] exits with"), g("Bus error"),
 	}
 }
 
@@ -48,10 +58,10 @@ func anchorLines(block []byte) []int {
 // block is base.
 func anchorLinesIn(part []byte, base int) []int {
 	var starts []int
-	for _, a := range blockAnchors() {
+	for _, group := range blockAnchors() {
 		off := 0
 		for off < len(part) {
-			i := bytes.Index(part[off:], a)
+			i := indexGroup(part[off:], group)
 			if i < 0 {
 				break
 			}
@@ -72,12 +82,6 @@ func anchorLinesIn(part []byte, base int) []int {
 		}
 	}
 	return out
-}
-
-// tailLine is a line kept from the end of the previous block for replay.
-type tailLine struct {
-	no   int
-	text []byte
 }
 
 // feed passes one line (without its "\n") to the scanner.
@@ -156,38 +160,74 @@ func countLines(b []byte) int {
 	return n
 }
 
-// keepTail copies the last lines of a block (at most ringSize lines and
-// 256 KiB) so that a hit at the start of the next block can replay them.
-func (s *scanner) keepTail(b []byte, next int) {
-	s.tail = s.tail[:0]
-	end, no := len(b), next-1
-	if end > 0 && b[end-1] == '\n' {
-		end--
+// indexGroup finds the first occurrence in b of any word of a group. A
+// group of one is a plain bytes.Index; words sharing a rare first byte are
+// found by one IndexByte scan for that byte.
+func indexGroup(b []byte, group [][]byte) int {
+	if len(group) == 1 {
+		return bytes.Index(b, group[0])
 	}
-	budget := 256 << 10
-	for k := 0; k < ringSize && end > 0 && budget > 0; k++ {
-		start := bytes.LastIndexByte(b[:end], '\n') + 1
-		text := b[start:end]
-		if len(text) > 4096 {
-			text = text[:4096]
+	first := group[0][0]
+	for off := 0; off < len(b); {
+		i := bytes.IndexByte(b[off:], first)
+		if i < 0 {
+			return -1
 		}
-		budget -= len(text)
-		s.tail = append(s.tail, tailLine{no: no, text: append([]byte(nil), text...)})
-		end, no = start-1, no-1
+		i += off
+		for _, w := range group {
+			if bytes.HasPrefix(b[i:], w) {
+				return i
+			}
+		}
+		off = i + 1
+	}
+	return -1
+}
+
+// tailKeep bounds the copy of a block's end kept for replay.
+const tailKeep = 64 << 10
+
+// keepTail copies the end of a block — its last ringSize lines, at most
+// tailKeep bytes — so that a hit at the start of the next block can replay
+// them. next is the number of the line after the block.
+func (s *scanner) keepTail(b []byte, next int) {
+	start, lines := len(b), 0
+	if start > 0 && b[start-1] == '\n' {
+		start--
+	}
+	for lines < ringSize && start > 0 && len(b)-start < tailKeep {
+		start = bytes.LastIndexByte(b[:start], '\n') + 1
+		lines++
 		if start == 0 {
 			break
 		}
+		start--
 	}
+	if start > 0 {
+		start++ // the line after the newline where the walk stopped
+	}
+	if len(b)-start > tailKeep {
+		start = len(b) - tailKeep
+	}
+	s.tailBuf = append(s.tailBuf[:0], b[start:]...)
+	s.tailFirst = next - countLines(s.tailBuf)
 }
 
 // replayTail feeds up to n lines kept from the previous block that were
 // not fed yet, ending with line last.
 func (s *scanner) replayTail(last, n int) {
-	for k := len(s.tail) - 1; k >= 0; k-- {
-		t := s.tail[k]
-		if t.no <= s.fed || t.no > last || t.no <= last-n {
-			continue
+	no, rest := s.tailFirst, s.tailBuf
+	for len(rest) > 0 {
+		end := bytes.IndexByte(rest, '\n')
+		line := rest
+		if end >= 0 {
+			line, rest = rest[:end], rest[end+1:]
+		} else {
+			rest = nil
 		}
-		s.feed(t.text, t.no)
+		if no > s.fed && no <= last && no > last-n {
+			s.feed(line, no)
+		}
+		no++
 	}
 }

@@ -95,18 +95,19 @@ func parseLines(src io.Reader, name string, slow bool) (*Result, error) {
 
 // scanner holds the state of one Parse call.
 type scanner struct {
-	res      *Result
-	tbs      map[string]*traceback
-	pending  map[string]*pending
-	events   []*Event
-	ctxScan  *contextScanner
-	scanned  int // last line the context scanner has read
-	ring     [ringSize]ringLine
-	ringNext int
-	hot      int  // lines left that must be read in full (open tracebacks)
-	slow     bool // read every line in full (the reference behaviour)
-	fed      int  // the last line number fed
-	tail     []tailLine
+	res       *Result
+	tbs       map[string]*traceback
+	pending   map[string]*pending
+	events    []*Event
+	ctxScan   *contextScanner
+	scanned   int // last line the context scanner has read
+	ring      [ringSize]ringLine
+	ringNext  int
+	hot       int    // lines left that must be read in full (open tracebacks)
+	slow      bool   // read every line in full (the reference behaviour)
+	fed       int    // the last line number fed
+	tailBuf   []byte // the end of the previous block, for replay
+	tailFirst int    // the number of tailBuf's first line
 }
 
 type ringLine struct {

@@ -17,7 +17,7 @@ const MaxLineBytes = 64 << 10
 const tailBytes = 16 << 10
 
 // blockSize is how much input is read, and scanned for anchors, at a time.
-const blockSize = 1 << 20
+const blockSize = 4 << 20
 
 // blockReader yields the input as blocks of whole lines, in bounded
 // memory: about blockSize + MaxLineBytes, whatever the input.
@@ -32,7 +32,9 @@ type blockReader struct {
 }
 
 func newBlockReader(r io.Reader) *blockReader {
-	return &blockReader{r: r, buf: make([]byte, blockSize+MaxLineBytes)}
+	// Start small: a pasted log fits in 128 KiB; the buffer grows to its
+	// full size only when the input is larger.
+	return &blockReader{r: r, buf: make([]byte, 128<<10)}
 }
 
 // fill reads until buf holds at least want bytes from start, or input ends.
@@ -42,6 +44,11 @@ func (b *blockReader) fill(want int) {
 		b.start = 0
 	}
 	for b.n < want && !b.eof && b.err == nil {
+		if b.n == len(b.buf) && len(b.buf) < blockSize+MaxLineBytes {
+			grown := make([]byte, blockSize+MaxLineBytes)
+			copy(grown, b.buf[:b.n])
+			b.buf = grown
+		}
 		k, err := b.r.Read(b.buf[b.n:])
 		b.n += k
 		switch {

@@ -81,3 +81,36 @@ func TestLargeLogEqualsItsTail(t *testing.T) {
 		t.Errorf("fast and full reads of the large log differ")
 	}
 }
+
+// TestTracebackAcrossBlocks puts a traceback across the boundary between
+// two blocks, at every split point, and checks the fast read still equals
+// the full read (the replay of the previous block's tail).
+func TestTracebackAcrossBlocks(t *testing.T) {
+	tb := "Traceback (most recent call last):\n  File \"/app/train.py\", line 9, in <module>\n    loss.backward()\n  File \"/opt/torch/_tensor.py\", line 626, in backward\n    torch.autograd.backward(\n" + oomLine
+	filler := "step 1 loss 0.5 lr 0.0003 grad_norm 1.2 tokens/s 41234 ......................................\n"
+	for back := 0; back <= len(tb); back += 7 {
+		// The first block is the whole read buffer up to its last newline.
+		edge := blockSize + MaxLineBytes
+		var b bytes.Buffer
+		for b.Len() < edge-back-len(filler) {
+			b.WriteString(filler)
+		}
+		for b.Len() < edge-back-1 {
+			b.WriteByte('.')
+		}
+		b.WriteString("\n")
+		b.WriteString(tb)
+		data := b.Bytes()
+		if bytes.IndexByte(data[:edge], '\n') < 0 || len(data) <= edge {
+			t.Fatal("test data does not cross the block edge")
+		}
+		fast, _ := Parse(bytes.NewReader(data), "x")
+		slow, _ := parseLines(bytes.NewReader(data), "x", true)
+		if resultJSON(t, fast) != resultJSON(t, slow) {
+			t.Fatalf("split %d bytes before the block end: fast and full reads differ", back)
+		}
+		if len(fast.Events) != 1 || len(fast.Events[0].Frames) != 2 || fast.Events[0].Phase != PhaseBackward {
+			t.Fatalf("split %d: %d events, frames %v", back, len(fast.Events), fast.Events)
+		}
+	}
+}
