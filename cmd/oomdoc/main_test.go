@@ -248,3 +248,21 @@ func TestIsBrokenPipe(t *testing.T) {
 		t.Error("other errors are not broken pipes")
 	}
 }
+
+// TestReadmeReport keeps the README's example report real: it must be
+// exactly what oomdoc prints for the bundled example.
+func TestReadmeReport(t *testing.T) {
+	t.Chdir(filepath.Join("..", ".."))
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	section := strings.Index(text, "## What a report looks like")
+	start := strings.Index(text[section:], "```text\n") + section + len("```text\n")
+	end := strings.Index(text[start:], "\n```") + start
+	r := runWith(t, "", "--color=never", "--width=88", "fixtures/reference/ovis2.5-2b-visual-softmax.log")
+	if got := strings.TrimRight(r.stdout, "\n"); got != text[start:end] {
+		t.Errorf("README's report is stale; regenerate it with:\n  go run ./cmd/oomdoc --color=never --width=88 fixtures/reference/ovis2.5-2b-visual-softmax.log")
+	}
+}
