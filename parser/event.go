@@ -1,5 +1,7 @@
 package parser
 
+import "encoding/json"
+
 // Event kinds, as listed in the shared spec (spec/culprits.md). Every Event
 // carries exactly one of them.
 const (
@@ -45,13 +47,13 @@ type Result struct {
 // who held it, and where the program was. Pointer fields are nil when the
 // log does not print the figure; they are never guessed.
 type Event struct {
-	ID        string  `json:"id"`   // "e1", "e2", … in input order
-	Kind      string  `json:"kind"` // one of the Kind constants
-	Input     string  `json:"input"`
-	Line      int     `json:"line"` // 1-based line holding the failure's first word
-	Rank      *int    `json:"rank"` // distributed rank from a line prefix
-	Device    *Device `json:"device"`
-	Exception string  `json:"exception"` // "torch.OutOfMemoryError", "RuntimeError", … ("" when none is printed)
+	ID        string   `json:"id"`   // "e1", "e2", … in input order
+	Kind      string   `json:"kind"` // one of the Kind constants
+	Input     string   `json:"input"`
+	Line      int      `json:"line"` // 1-based line holding the failure's first word
+	Rank      *int     `json:"rank"` // distributed rank from a line prefix
+	Device    *Device  `json:"device"`
+	Exception Optional `json:"exception"` // "torch.OutOfMemoryError", "RuntimeError", … (null when none is printed)
 
 	RequestedBytes           *int64    `json:"requested_bytes"`
 	TotalBytes               *int64    `json:"total_bytes"`
@@ -196,4 +198,16 @@ type Notice struct {
 	ID   string `json:"id"`
 	Line int    `json:"line"`
 	Text string `json:"text"`
+}
+
+// Optional is a string that the log may not print: it encodes as JSON null
+// when empty, never as "".
+type Optional string
+
+// MarshalJSON encodes the empty Optional as null.
+func (o Optional) MarshalJSON() ([]byte, error) {
+	if o == "" {
+		return []byte("null"), nil
+	}
+	return json.Marshal(string(o))
 }

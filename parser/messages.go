@@ -348,7 +348,7 @@ func fillTorch(ev *Event, msg string) {
 	if ev.Kind == KindXPU && ev.Variant == "torch-2.2+" {
 		ev.Variant = "xpu"
 	}
-	if strings.Contains(ev.Exception, "torch.OutOfMemoryError") && ev.Variant == "torch-2.2+" {
+	if strings.Contains(string(ev.Exception), "torch.OutOfMemoryError") && ev.Variant == "torch-2.2+" {
 		ev.Variant = "torch-2.4+"
 	}
 	setRounding(ev)

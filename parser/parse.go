@@ -275,10 +275,10 @@ func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, 
 	before := text[:start]
 	ev := &Event{Input: s.res.Input, Line: no, Rank: st.rank, Kind: m.kind, stream: st.stream}
 	if mm := reExcBefore.FindStringSubmatch(before); mm != nil {
-		ev.Exception = mm[1]
+		ev.Exception = Optional(mm[1])
 		before = before[:len(before)-len(mm[0])]
 	} else if mm := reReprOpen.FindStringSubmatch(before); mm != nil {
-		ev.Exception = mm[1]
+		ev.Exception = Optional(mm[1])
 		before = before[:len(before)-len(mm[0])]
 	}
 	if code := strings.TrimSpace(before); len(code) > 8 && !strings.HasPrefix(code, "FAILED") {

@@ -32,7 +32,7 @@ func Markdown(w io.Writer, rep advice.Report) error {
 		row := func(k, v string) { p("| %s | %s |\n", k, v) }
 		row("where", mdCode(fmt.Sprintf("%s:%d", ev.Input, ev.Line)))
 		if ev.Exception != "" {
-			row("exception", mdCode(ev.Exception))
+			row("exception", mdCode(string(ev.Exception)))
 		}
 		if ev.Device != nil {
 			row("device", mdCode(deviceName(ev.Device)))

@@ -175,7 +175,7 @@ func (t *textWriter) failure(g eventGroup) {
 	row := func(k, v string) { t.hang("  "+t.st.faint.Render(fmt.Sprintf("%-9s", k))+" ", "            ", v) }
 	msg := ev.Message
 	if ev.Exception != "" {
-		msg = ev.Exception + ": " + msg
+		msg = string(ev.Exception) + ": " + msg
 	}
 	row("what", Safe(clipRunes(msg, 300)))
 	if ev.Device != nil {
