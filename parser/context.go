@@ -28,50 +28,57 @@ var (
 	reSetting    = regexp.MustCompile(`(?:^|[\s(,{"'-])(max_pixels|min_pixels|batch_size|per_device_train_batch_size|per_device_eval_batch_size|train_batch_size|eval_batch_size|max_new_tokens|max_length|max_seq_length|max_model_len|max-model-len|max_num_seqs|max-num-seqs|gpu_memory_utilization|gpu-memory-utilization|enable_thinking|thinking_budget|torch_dtype|dtype|load_in_4bit|load_in_8bit|attn_implementation|output_attentions|device_map|gradient_checkpointing|num_workers|num_beams|hd_num|cache_implementation|low_cpu_mem_usage|use_cache|image_size|resolution|height|width|max_split_size_mb|expandable_segments|num_logits_to_keep|logits_to_keep)["']?\s*[=:]\s*["']?([^,)\s"'}]+)`)
 )
 
+// A noticeCue names a non-fatal line worth remembering by a phrase in it.
+type noticeCue struct{ id, text string }
+
 // noticeCues name non-fatal lines worth remembering: each is context a rule
 // or the won't-help list uses, never a failure.
-var noticeCues = []struct{ id, text string }{
-	{"nonfatal-oom-retry", "memory allocation failed with OOM"},
-	{"triton-out-of-resources", "out of resource: shared memory"},
-	{"triton-out-of-resources", "OutOfResources"},
-	{"tf-bfc-nonfatal", "freed_by_count"},
-	{"xla-rematerialization", "by rematerialization"},
-	{"offloaded-to-cpu", "offloaded to the cpu"},
-	{"offloaded-to-disk", "offloaded to the disk"},
-	{"bnb-dispatched-to-cpu", "Some modules are dispatched on the CPU or the disk"},
-	{"use-fast-warning", "use_fast"},
-	{"pad-token-id-warning", "Setting `pad_token_id` to `eos_token_id`"},
-	{"torch-dtype-deprecated", "`torch_dtype` is deprecated"},
-	{"eager-attention-fallback", "Falling back to the manual attention implementation"},
-	{"eager-attention-fallback", "does not support `output_attentions=True`"},
-	{"gradient-checkpointing-active", "is incompatible with gradient checkpointing"},
-	{"expandable-segments-unsupported", "expandable_segments not supported"},
-	{"alloc-conf-deprecated", "PYTORCH_CUDA_ALLOC_CONF is deprecated"},
-	{"checkpoint-shards", "Loading checkpoint shards"},
-	{"thinking", "thinking"},
-	{"image-input", "processing image"},
-	{"image-input", "encode_image"},
-	{"image-input", "image slice encoded"},
-	{"vae", "vae.decode"},
-	{"vae", "vae: "},
-	{"vae", "vae_decode"},
-	{"vae", "VAEDecode"},
-	{"vae", "VAE decode"},
-	{"vae", "AutoencoderKL"},
-	{"vae", "decode_first_stage"},
-	{"eval-loop", "Running Evaluation"},
-	{"eval-loop", "***** Running Evaluation"},
-	{"cuda-graph-capture", "Capturing CUDA graph"},
-	{"cuda-graph-capture", "capturing cudagraph"},
-	{"cpu-offload", "cpu_offload"},
-	{"no-grad", "torch.no_grad"},
-	{"no-grad", "inference_mode"},
-	{"jupyter", "ipykernel"},
+func noticeCues() []noticeCue {
+	return []noticeCue{
+		{"nonfatal-oom-retry", "memory allocation failed with OOM"},
+		{"triton-out-of-resources", "out of resource: shared memory"},
+		{"triton-out-of-resources", "OutOfResources"},
+		{"tf-bfc-nonfatal", "freed_by_count"},
+		{"xla-rematerialization", "by rematerialization"},
+		{"offloaded-to-cpu", "offloaded to the cpu"},
+		{"offloaded-to-disk", "offloaded to the disk"},
+		{"bnb-dispatched-to-cpu", "Some modules are dispatched on the CPU or the disk"},
+		{"use-fast-warning", "use_fast"},
+		{"pad-token-id-warning", "Setting `pad_token_id` to `eos_token_id`"},
+		{"torch-dtype-deprecated", "`torch_dtype` is deprecated"},
+		{"eager-attention-fallback", "Falling back to the manual attention implementation"},
+		{"eager-attention-fallback", "does not support `output_attentions=True`"},
+		{"gradient-checkpointing-active", "is incompatible with gradient checkpointing"},
+		{"expandable-segments-unsupported", "expandable_segments not supported"},
+		{"alloc-conf-deprecated", "PYTORCH_CUDA_ALLOC_CONF is deprecated"},
+		{"checkpoint-shards", "Loading checkpoint shards"},
+		{"thinking", "thinking"},
+		{"image-input", "processing image"},
+		{"image-input", "encode_image"},
+		{"image-input", "image slice encoded"},
+		{"vae", "vae.decode"},
+		{"vae", "vae: "},
+		{"vae", "vae_decode"},
+		{"vae", "VAEDecode"},
+		{"vae", "VAE decode"},
+		{"vae", "AutoencoderKL"},
+		{"vae", "decode_first_stage"},
+		{"eval-loop", "Running Evaluation"},
+		{"eval-loop", "***** Running Evaluation"},
+		{"cuda-graph-capture", "Capturing CUDA graph"},
+		{"cuda-graph-capture", "capturing cudagraph"},
+		{"cpu-offload", "cpu_offload"},
+		{"no-grad", "torch.no_grad"},
+		{"no-grad", "inference_mode"},
+		{"jupyter", "ipykernel"},
+	}
 }
 
 // settingHints are literal parts of the setting names reSetting reads; a
 // line without any of them is not run through it.
-var settingHints = []string{"pixels", "batch", "max_", "max-", "dtype", "thinking", "load_in", "attn", "output_att", "device_map", "gradient_ch", "num_", "hd_num", "cache_impl", "low_cpu", "use_cache", "image_size", "resolution", "height", "width", "split_size", "expandable", "logits", "gpu_memory", "gpu-memory"}
+func settingHints() []string {
+	return []string{"pixels", "batch", "max_", "max-", "dtype", "thinking", "load_in", "attn", "output_att", "device_map", "gradient_ch", "num_", "hd_num", "cache_impl", "low_cpu", "use_cache", "image_size", "resolution", "height", "width", "split_size", "expandable", "logits", "gpu_memory", "gpu-memory"}
+}
 
 // isProgress reports whether a line segment is a progress-bar redraw, which
 // carries no context beyond its counter.
@@ -81,6 +88,8 @@ func isProgress(text string) bool {
 
 // contextScanner collects Context facts line by line.
 type contextScanner struct {
+	cues      []noticeCue
+	hints     []string
 	ctx       *Context
 	seen      map[string]bool
 	smiIndex  *int
@@ -88,7 +97,7 @@ type contextScanner struct {
 }
 
 func newContextScanner(ctx *Context) *contextScanner {
-	return &contextScanner{ctx: ctx, seen: map[string]bool{}}
+	return &contextScanner{ctx: ctx, seen: map[string]bool{}, cues: noticeCues(), hints: settingHints()}
 }
 
 // maxContextFacts bounds each Context list so that a hostile log of repeated
@@ -171,7 +180,7 @@ func (c *contextScanner) scan(text string, no int) {
 			}
 		}
 	}
-	if strings.ContainsAny(text, "=:") && containsAny(text, settingHints) {
+	if strings.ContainsAny(text, "=:") && containsAny(text, c.hints) {
 		for _, m := range reSetting.FindAllStringSubmatch(text, 8) {
 			name := strings.ReplaceAll(m[1], "-", "_")
 			if m[2] == m[1] || m[2] == name {
@@ -190,7 +199,7 @@ func (c *contextScanner) scan(text string, no int) {
 
 // notices records the notice cues on a line.
 func (c *contextScanner) notices(text string, no int) {
-	for _, cue := range noticeCues {
+	for _, cue := range c.cues {
 		if strings.Contains(text, cue.text) && c.once("notice:"+cue.id) && len(c.ctx.Notices) < maxContextFacts {
 			c.ctx.Notices = append(c.ctx.Notices, Notice{ID: cue.id, Line: no, Text: clip(strings.TrimSpace(text), 300)})
 		}

@@ -66,160 +66,162 @@ var (
 
 // failureMatchers lists the message families in the order they are tried.
 // Specific forms come before generic ones that would also match them.
-var failureMatchers = []failureMatcher{
-	{
-		name:    "mps",
-		anchors: []string{"MPS backend out of memory"},
-		locate:  regexp.MustCompile(`MPS backend out of memory`),
-		kind:    KindMPS,
-		more: func(msg string) bool {
-			return !strings.Contains(msg, "Tried to allocate") || !strings.Contains(msg, " pool")
+func failureMatchers() []failureMatcher {
+	return []failureMatcher{
+		{
+			name:    "mps",
+			anchors: []string{"MPS backend out of memory"},
+			locate:  regexp.MustCompile(`MPS backend out of memory`),
+			kind:    KindMPS,
+			more: func(msg string) bool {
+				return !strings.Contains(msg, "Tried to allocate") || !strings.Contains(msg, " pool")
+			},
+			fill: fillMPS,
 		},
-		fill: fillMPS,
-	},
-	{
-		name:    "torch-allocator",
-		anchors: []string{"Tried to allocate"},
-		locate:  regexp.MustCompile(`(?:\b\w+ out of memory\. )?Tried to allocate`),
-		more:    torchMore,
-		fill:    fillTorch,
-	},
-	{
-		name:    "torch-cudamallocasync",
-		anchors: []string{"Allocation on device"},
-		locate:  reAsyncDevice,
-		kind:    KindCUDA,
-		more: func(msg string) bool {
-			return !strings.Contains(msg, "PyTorch limit") || !reAsyncField.MatchString(msg[strings.Index(msg, "PyTorch limit"):])
+		{
+			name:    "torch-allocator",
+			anchors: []string{"Tried to allocate"},
+			locate:  regexp.MustCompile(`(?:\b\w+ out of memory\. )?Tried to allocate`),
+			more:    torchMore,
+			fill:    fillTorch,
 		},
-		cont: func(next string) bool {
-			t := strings.TrimSpace(next)
-			return t != "" && (reAsyncField.MatchString(t) || strings.HasPrefix(t, ":") || strings.HasPrefix(t, "PyTorch limit") || strings.HasPrefix(t, "Currently allocated") || strings.HasPrefix(t, "Requested") || strings.HasPrefix(t, "Device limit") || strings.HasPrefix(t, "Free (according"))
+		{
+			name:    "torch-cudamallocasync",
+			anchors: []string{"Allocation on device"},
+			locate:  reAsyncDevice,
+			kind:    KindCUDA,
+			more: func(msg string) bool {
+				return !strings.Contains(msg, "PyTorch limit") || !reAsyncField.MatchString(msg[strings.Index(msg, "PyTorch limit"):])
+			},
+			cont: func(next string) bool {
+				t := strings.TrimSpace(next)
+				return t != "" && (reAsyncField.MatchString(t) || strings.HasPrefix(t, ":") || strings.HasPrefix(t, "PyTorch limit") || strings.HasPrefix(t, "Currently allocated") || strings.HasPrefix(t, "Requested") || strings.HasPrefix(t, "Device limit") || strings.HasPrefix(t, "Free (according"))
+			},
+			fill: fillAsync,
 		},
-		fill: fillAsync,
-	},
-	{
-		name:    "mlx-metal",
-		anchors: []string{"[metal::malloc]", "Insufficient Memory", "kIOGPUCommandBufferCallbackErrorOutOfMemory"},
-		locate:  regexp.MustCompile(`\[metal::malloc\]|\[METAL\].*Insufficient Memory|Insufficient Memory \(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory\)`),
-		kind:    KindMPS,
-		more: func(msg string) bool {
-			return strings.Contains(msg, "Attempting to allocate") && strings.Contains(msg, "which is") && !strings.HasSuffix(strings.TrimSpace(msg), "bytes.")
+		{
+			name:    "mlx-metal",
+			anchors: []string{"[metal::malloc]", "Insufficient Memory", "kIOGPUCommandBufferCallbackErrorOutOfMemory"},
+			locate:  regexp.MustCompile(`\[metal::malloc\]|\[METAL\].*Insufficient Memory|Insufficient Memory \(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory\)`),
+			kind:    KindMPS,
+			more: func(msg string) bool {
+				return strings.Contains(msg, "Attempting to allocate") && strings.Contains(msg, "which is") && !strings.HasSuffix(strings.TrimSpace(msg), "bytes.")
+			},
+			fill: fillMetal,
 		},
-		fill: fillMetal,
-	},
-	{
-		name:    "tensorflow",
-		anchors: []string{"OOM when allocating", "ran out of memory trying to allocate", "Ran out of memory trying to allocate"},
-		locate:  regexp.MustCompile(`OOM when allocating|Allocator \(\w+\) ran out of memory trying to allocate \S+ \(rounded|Ran out of memory trying`),
-		kind:    KindTF,
-		fill:    fillTF,
-	},
-	{
-		name:    "xla",
-		anchors: []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "Out of memory allocating", "Failed to allocate request for", "from device: CUDA_ERROR_OUT_OF_MEMORY", "from device: HIP_ERROR_OutOfMemory", "Ran out of memory in memory space"},
-		locate:  regexp.MustCompile(`RESOURCE_EXHAUSTED|Resource exhausted|Out of memory allocating|Failed to allocate request for|failed to allocate \S+ \(\d+ bytes\) from device|XLA:TPU compile permanent error`),
-		kind:    KindXLA,
-		more: func(msg string) bool {
-			return !reXLABytes.MatchString(msg) && !reXLARequest.MatchString(msg) && !reXLAFromDevice.MatchString(msg) && !strings.Contains(msg, "hbm")
+		{
+			name:    "tensorflow",
+			anchors: []string{"OOM when allocating", "ran out of memory trying to allocate", "Ran out of memory trying to allocate"},
+			locate:  regexp.MustCompile(`OOM when allocating|Allocator \(\w+\) ran out of memory trying to allocate \S+ \(rounded|Ran out of memory trying`),
+			kind:    KindTF,
+			fill:    fillTF,
 		},
-		fill: fillXLA,
-	},
-	{
-		name:    "vllm",
-		anchors: []string{"No available memory for the cache blocks", "stored in KV cache", "KV cache is needed", "on startup is less than desired GPU memory utilization"},
-		locate:  regexp.MustCompile(`No available memory for the cache blocks|The model's max seq len|To serve at least one request|Free memory on device`),
-		kind:    KindServing,
-		fill:    fillVLLM,
-	},
-	{
-		name:    "cpu-allocator",
-		anchors: []string{"DefaultCPUAllocator", "CPUAllocator.cpp", "Unable to allocate"},
-		locate:  regexp.MustCompile(`\[enforce fail at [^\]]*CPUAllocator\.cpp:\d+\][^.]*\. (?:DefaultCPUAllocator|\d+ vs \d+)|\[enforce fail at [^\]]*alloc_cpu\.cpp:\d+\]|DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|Unable to allocate \d.* for an array with shape`),
-		kind:    KindCPU,
-		fill:    fillCPU,
-	},
-	{
-		name:    "thc",
-		anchors: []string{"cuda runtime error (2)", "error=2 : out of memory"},
-		locate:  regexp.MustCompile(`cuda runtime error \(2\) : out of memory|THCudaCheck FAIL .*error=2 : out of memory`),
-		kind:    KindCUDA,
-		fill: func(ev *Event, msg string) {
-			ev.Variant = "torch-0.x-thc"
-			ev.Framework = "pytorch"
-			ev.Device = &Device{Type: "cuda"}
+		{
+			name:    "xla",
+			anchors: []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "Out of memory allocating", "Failed to allocate request for", "from device: CUDA_ERROR_OUT_OF_MEMORY", "from device: HIP_ERROR_OutOfMemory", "Ran out of memory in memory space"},
+			locate:  regexp.MustCompile(`RESOURCE_EXHAUSTED|Resource exhausted|Out of memory allocating|Failed to allocate request for|failed to allocate \S+ \(\d+ bytes\) from device|XLA:TPU compile permanent error`),
+			kind:    KindXLA,
+			more: func(msg string) bool {
+				return !reXLABytes.MatchString(msg) && !reXLARequest.MatchString(msg) && !reXLAFromDevice.MatchString(msg) && !strings.Contains(msg, "hbm")
+			},
+			fill: fillXLA,
 		},
-	},
-	{
-		name:    "cublas",
-		anchors: []string{"CUBLAS_STATUS_ALLOC_FAILED"},
-		locate:  regexp.MustCompile(`(?:CUDA error: |failed to create cublas handle: )?CUBLAS_STATUS_ALLOC_FAILED`),
-		kind:    KindCUBLAS,
-		fill:    func(ev *Event, msg string) { ev.Device = &Device{Type: "cuda"} },
-	},
-	{
-		name:    "cudnn",
-		anchors: []string{"CUDNN_STATUS_"},
-		locate:  regexp.MustCompile(`(?i:cudnn)(?: Frontend)? error: CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_HOST_ALLOCATION_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|EXECUTION_FAILED|MAPPING_ERROR|NOT_SUPPORTED)|CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)`),
-		kind:    KindCUDNN,
-		fill: func(ev *Event, msg string) {
-			ev.Device = &Device{Type: "cuda"}
-			ev.Suspected = !strings.Contains(msg, "ALLOC_FAILED") && !strings.Contains(msg, "ALLOCATION_FAILED")
+		{
+			name:    "vllm",
+			anchors: []string{"No available memory for the cache blocks", "stored in KV cache", "KV cache is needed", "on startup is less than desired GPU memory utilization"},
+			locate:  regexp.MustCompile(`No available memory for the cache blocks|The model's max seq len|To serve at least one request|Free memory on device`),
+			kind:    KindServing,
+			fill:    fillVLLM,
 		},
-	},
-	{
-		name:    "nccl",
-		anchors: []string{"'out of memory'"},
-		locate:  regexp.MustCompile(`Cuda failure (?:2 )?'out of memory'`),
-		kind:    KindNCCL,
-		fill:    func(ev *Event, msg string) { ev.Device = &Device{Type: "cuda"}; ev.Framework = "nccl" },
-	},
-	{
-		name:    "ggml",
-		anchors: []string{"cudaMalloc failed", "failed to allocate", "Device memory allocation of size", "unable to allocate"},
-		locate:  regexp.MustCompile(`\w*: allocating \S+ \w+ on device \d+: cudaMalloc failed: out of memory|cudaMalloc failed while requesting|Device memory allocation of size \d+ failed|\w*: failed to allocate \S+ buffer of size \d+|\w*: error: failed to allocate buffer, size =|unable to allocate \S+ buffer`),
-		kind:    KindCUDARuntime,
-		fill:    fillGGML,
-	},
-	{
-		name:    "cuda-runtime",
-		anchors: []string{"error: out of memory", "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY"},
-		locate:  regexp.MustCompile(`(?:CUDA|HIP) (?:runtime )?error: out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY`),
-		kind:    KindCUDARuntime,
-		fill: func(ev *Event, msg string) {
-			ev.Device = &Device{Type: "cuda"}
-			if strings.HasPrefix(msg, "HIP") {
-				ev.Device.Type = "rocm"
-			}
+		{
+			name:    "cpu-allocator",
+			anchors: []string{"DefaultCPUAllocator", "CPUAllocator.cpp", "Unable to allocate"},
+			locate:  regexp.MustCompile(`\[enforce fail at [^\]]*CPUAllocator\.cpp:\d+\][^.]*\. (?:DefaultCPUAllocator|\d+ vs \d+)|\[enforce fail at [^\]]*alloc_cpu\.cpp:\d+\]|DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|Unable to allocate \d.* for an array with shape`),
+			kind:    KindCPU,
+			fill:    fillCPU,
 		},
-	},
-	{
-		name:    "kernel-oom-killer",
-		anchors: []string{"Killed process", "Kill process", "oom-kill:", "invoked oom-killer"},
-		locate:  regexp.MustCompile(`(?:Memory cgroup out of memory|Out of memory(?: \(oom_kill_allocating_task\))?): Kill(?:ed)? process \d+|^Killed process \d+|oom-kill:constraint=|\S+ invoked oom-killer`),
-		kind:    KindHostKill,
-		fill:    fillKernelKill,
-	},
-	{
-		name:    "dataloader-killed",
-		anchors: []string{"is killed by signal"},
-		locate:  regexp.MustCompile(`DataLoader worker \(pid \d+\) is killed by signal: (?:Killed|Bus error)`),
-		kind:    KindHostKill,
-		fill: func(ev *Event, msg string) {
-			ev.Device = &Device{Type: "cpu"}
-			if m := reDataLoaderKill.FindStringSubmatch(msg); m != nil {
-				ev.PID = int64p(m[1])
-				ev.Signal = strings.TrimSpace(m[2])
-			}
+		{
+			name:    "thc",
+			anchors: []string{"cuda runtime error (2)", "error=2 : out of memory"},
+			locate:  regexp.MustCompile(`cuda runtime error \(2\) : out of memory|THCudaCheck FAIL .*error=2 : out of memory`),
+			kind:    KindCUDA,
+			fill: func(ev *Event, msg string) {
+				ev.Variant = "torch-0.x-thc"
+				ev.Framework = "pytorch"
+				ev.Device = &Device{Type: "cuda"}
+			},
 		},
-	},
-	{
-		name:    "sigkill",
-		anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "return code = -9", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "appears to have died"},
-		locate:  regexp.MustCompile(`^Killed(?: \(core dumped\))?\s*$|line \d+:\s+\d+ Killed\s|^zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
-		kind:    KindHostKill,
-		fill:    fillSigkill,
-	},
+		{
+			name:    "cublas",
+			anchors: []string{"CUBLAS_STATUS_ALLOC_FAILED"},
+			locate:  regexp.MustCompile(`(?:CUDA error: |failed to create cublas handle: )?CUBLAS_STATUS_ALLOC_FAILED`),
+			kind:    KindCUBLAS,
+			fill:    func(ev *Event, msg string) { ev.Device = &Device{Type: "cuda"} },
+		},
+		{
+			name:    "cudnn",
+			anchors: []string{"CUDNN_STATUS_"},
+			locate:  regexp.MustCompile(`(?i:cudnn)(?: Frontend)? error: CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_HOST_ALLOCATION_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|EXECUTION_FAILED|MAPPING_ERROR|NOT_SUPPORTED)|CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)`),
+			kind:    KindCUDNN,
+			fill: func(ev *Event, msg string) {
+				ev.Device = &Device{Type: "cuda"}
+				ev.Suspected = !strings.Contains(msg, "ALLOC_FAILED") && !strings.Contains(msg, "ALLOCATION_FAILED")
+			},
+		},
+		{
+			name:    "nccl",
+			anchors: []string{"'out of memory'"},
+			locate:  regexp.MustCompile(`Cuda failure (?:2 )?'out of memory'`),
+			kind:    KindNCCL,
+			fill:    func(ev *Event, msg string) { ev.Device = &Device{Type: "cuda"}; ev.Framework = "nccl" },
+		},
+		{
+			name:    "ggml",
+			anchors: []string{"cudaMalloc failed", "failed to allocate", "Device memory allocation of size", "unable to allocate"},
+			locate:  regexp.MustCompile(`\w*: allocating \S+ \w+ on device \d+: cudaMalloc failed: out of memory|cudaMalloc failed while requesting|Device memory allocation of size \d+ failed|\w*: failed to allocate \S+ buffer of size \d+|\w*: error: failed to allocate buffer, size =|unable to allocate \S+ buffer`),
+			kind:    KindCUDARuntime,
+			fill:    fillGGML,
+		},
+		{
+			name:    "cuda-runtime",
+			anchors: []string{"error: out of memory", "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY"},
+			locate:  regexp.MustCompile(`(?:CUDA|HIP) (?:runtime )?error: out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY`),
+			kind:    KindCUDARuntime,
+			fill: func(ev *Event, msg string) {
+				ev.Device = &Device{Type: "cuda"}
+				if strings.HasPrefix(msg, "HIP") {
+					ev.Device.Type = "rocm"
+				}
+			},
+		},
+		{
+			name:    "kernel-oom-killer",
+			anchors: []string{"Killed process", "Kill process", "oom-kill:", "invoked oom-killer"},
+			locate:  regexp.MustCompile(`(?:Memory cgroup out of memory|Out of memory(?: \(oom_kill_allocating_task\))?): Kill(?:ed)? process \d+|^Killed process \d+|oom-kill:constraint=|\S+ invoked oom-killer`),
+			kind:    KindHostKill,
+			fill:    fillKernelKill,
+		},
+		{
+			name:    "dataloader-killed",
+			anchors: []string{"is killed by signal"},
+			locate:  regexp.MustCompile(`DataLoader worker \(pid \d+\) is killed by signal: (?:Killed|Bus error)`),
+			kind:    KindHostKill,
+			fill: func(ev *Event, msg string) {
+				ev.Device = &Device{Type: "cpu"}
+				if m := reDataLoaderKill.FindStringSubmatch(msg); m != nil {
+					ev.PID = int64p(m[1])
+					ev.Signal = strings.TrimSpace(m[2])
+				}
+			},
+		},
+		{
+			name:    "sigkill",
+			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "return code = -9", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "appears to have died"},
+			locate:  regexp.MustCompile(`^Killed(?: \(core dumped\))?\s*$|line \d+:\s+\d+ Killed\s|^zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
+			kind:    KindHostKill,
+			fill:    fillSigkill,
+		},
+	}
 }
 
 // torchMore reports whether a PyTorch allocator message read so far lacks

@@ -108,6 +108,9 @@ type scanner struct {
 	fed       int    // the last line number fed
 	tailBuf   []byte // the end of the previous block, for replay
 	tailFirst int    // the number of tailBuf's first line
+
+	gateAnchors [][]byte         // gateAnchors(), built once per Parse
+	matchers    []failureMatcher // failureMatchers(), built once per Parse
 }
 
 type ringLine struct {
@@ -127,10 +130,12 @@ type pending struct {
 func newScanner(name string) *scanner {
 	res := &Result{Input: name}
 	return &scanner{
-		res:     res,
-		tbs:     map[string]*traceback{},
-		pending: map[string]*pending{},
-		ctxScan: newContextScanner(&res.Context),
+		res:         res,
+		tbs:         map[string]*traceback{},
+		pending:     map[string]*pending{},
+		ctxScan:     newContextScanner(&res.Context),
+		gateAnchors: gateAnchors(),
+		matchers:    failureMatchers(),
 	}
 }
 
@@ -156,7 +161,7 @@ func (s *scanner) physical(line []byte, no int) {
 
 func (s *scanner) segment(seg []byte, no int) {
 	s.remember(seg, no)
-	if no > headLines && s.hot == 0 && len(s.pending) == 0 && !gate(seg) {
+	if no > headLines && s.hot == 0 && len(s.pending) == 0 && !s.gate(seg) {
 		return
 	}
 	if s.hot > 0 {
@@ -188,8 +193,8 @@ func (s *scanner) remember(seg []byte, no int) {
 
 // gate is the cheap test every line passes before any pattern runs: it lets
 // through lines that could start or belong to a failure or a traceback.
-func gate(b []byte) bool {
-	for _, a := range gateAnchors {
+func (s *scanner) gate(b []byte) bool {
+	for _, a := range s.gateAnchors {
 		if bytes.Contains(b, a) {
 			return true
 		}
@@ -197,11 +202,14 @@ func gate(b []byte) bool {
 	return false
 }
 
-var gateAnchors = [][]byte{
-	[]byte("emory"), []byte("llocat"), []byte("EMORY"), []byte("ALLOC"), []byte("xhausted"), []byte("EXHAUSTED"),
-	[]byte("illed"), []byte("Traceback"), []byte("File "), []byte("Cell In["), []byte("ipython-input"),
-	[]byte("CUDNN_STATUS"), []byte("exitcode"), []byte("code = -9"), []byte("SIGKILL"), []byte("oom"), []byte("OOM"),
-	[]byte("died"), []byte("KV cache"), []byte("cache blocks"),
+// gateAnchors are the words of the per-line gate.
+func gateAnchors() [][]byte {
+	return [][]byte{
+		[]byte("emory"), []byte("llocat"), []byte("EMORY"), []byte("ALLOC"), []byte("xhausted"), []byte("EXHAUSTED"),
+		[]byte("illed"), []byte("Traceback"), []byte("File "), []byte("Cell In["), []byte("ipython-input"),
+		[]byte("CUDNN_STATUS"), []byte("exitcode"), []byte("code = -9"), []byte("SIGKILL"), []byte("oom"), []byte("OOM"),
+		[]byte("died"), []byte("KV cache"), []byte("cache blocks"),
+	}
 }
 
 func (s *scanner) tb(stream string) *traceback {
@@ -235,8 +243,8 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		s.hot = 2
 	}
 	text := st.text
-	for i := range failureMatchers {
-		m := &failureMatchers[i]
+	for i := range s.matchers {
+		m := &s.matchers[i]
 		if !containsAny(text, m.anchors) {
 			continue
 		}

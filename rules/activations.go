@@ -38,7 +38,7 @@ func checkActivations(f *Facts) *Finding {
 		fd.Evidence = append(fd.Evidence, e)
 	case ev.Phase == parser.PhaseForward && f.Training >= 0.8:
 		fd.Confidence = 0.55
-		e, _ := f.Find(trainingCue)
+		e, _ := f.Find(trainingCue())
 		fd.Evidence = append(fd.Evidence, e)
 	case ev.Kind == parser.KindTF || ev.Kind == parser.KindXLA:
 		fd.Confidence = 0.45

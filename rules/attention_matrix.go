@@ -21,7 +21,10 @@ func attentionMatrix() Rule {
 	}
 }
 
-var attentionCue = words("eager_attention_forward", "attn_weights", "attention_scores", "attention_probs", "key.transpose", "key_states.transpose", "k.transpose", "matmul(query", "matmul(q,", "baddbmm", "output_attentions", "scaled_dot_product_attention", "self_attn", "attention(")
+// attentionCue holds the words that point at attention-score computation.
+func attentionCue() cue {
+	return words("eager_attention_forward", "attn_weights", "attention_scores", "attention_probs", "key.transpose", "key_states.transpose", "k.transpose", "matmul(query", "matmul(q,", "baddbmm", "output_attentions", "scaled_dot_product_attention", "self_attn", "attention(")
+}
 
 func checkAttentionMatrix(f *Facts) *Finding {
 	ev := f.Ev
@@ -43,7 +46,7 @@ func checkAttentionMatrix(f *Facts) *Finding {
 		fd.Evidence = append(fd.Evidence, f.EventLine())
 		return fd
 	}
-	if e, ok := f.Find(attentionCue); ok {
+	if e, ok := f.Find(attentionCue()); ok {
 		fd.Confidence = 0.6
 		fd.Evidence = append(fd.Evidence, e, f.EventLine())
 		fd.Title = "The attention scores do not fit"

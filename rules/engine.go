@@ -14,20 +14,22 @@ const MaxFailures = 8
 // specificity breaks ties between equally confident findings: a culprit
 // named by the failure's own text or frames outranks one inferred from
 // figures alone.
-var specificity = []string{
-	"serving-memory-budget", "host-ram", "mps-limit", "library-workspace", "visual-tokens", "vae-decode",
-	"kv-cache", "attention-matrix", "logits-upcast", "optimizer-state", "checkpoint-to-gpu",
-	"weights-wrong-dtype", "weights-too-large", "allocation-limit", "other-process", "device-imbalance",
-	"no-grad-missing", "activations", "batch-too-large", "fragmentation", "leak",
+func specificity() []string {
+	return []string{
+		"serving-memory-budget", "host-ram", "mps-limit", "library-workspace", "visual-tokens", "vae-decode",
+		"kv-cache", "attention-matrix", "logits-upcast", "optimizer-state", "checkpoint-to-gpu",
+		"weights-wrong-dtype", "weights-too-large", "allocation-limit", "other-process", "device-imbalance",
+		"no-grad-missing", "activations", "batch-too-large", "fragmentation", "leak",
+	}
 }
 
 func rank(id string) int {
-	for i, s := range specificity {
+	for i, s := range specificity() {
 		if s == id {
 			return i
 		}
 	}
-	return len(specificity)
+	return len(specificity())
 }
 
 // Diagnose runs the rules on every distinct failure of the input and

@@ -229,21 +229,25 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-var (
-	trainingCue = words("backward", "optimizer", "train(", "train.py", "train_", "_train", "training", "Trainer", "trainer", "loss", ".fit(", "training_step", "accelerate/", "deepspeed", "lora", "peft", "sft", "finetune", "fine_tune", "dreambooth", "grad_scaler", "zero_grad")
-	// inferenceCue words that only inference code uses.
-	inferenceCue = words("generate", "inference", "infer(", "predict", "pipeline", "chat(", "vllm", "no_grad", "inference_mode", "Prompt executed", "comfy", "sampler", "llama-server", "vllm serve", "serving", "eval(", "evaluate", "demo")
-)
+// trainingCue holds words that only training code uses.
+func trainingCue() cue {
+	return words("backward", "optimizer", "train(", "train.py", "train_", "_train", "training", "Trainer", "trainer", "loss", ".fit(", "training_step", "accelerate/", "deepspeed", "lora", "peft", "sft", "finetune", "fine_tune", "dreambooth", "grad_scaler", "zero_grad")
+}
+
+// inferenceCue holds words that only inference code uses.
+func inferenceCue() cue {
+	return words("generate", "inference", "infer(", "predict", "pipeline", "chat(", "vllm", "no_grad", "inference_mode", "Prompt executed", "comfy", "sampler", "llama-server", "vllm serve", "serving", "eval(", "evaluate", "demo")
+}
 
 // workload scores how strongly the log says training or inference.
 func (f *Facts) workload() (training, inference float64) {
-	if _, ok := f.Find(trainingCue); ok {
+	if _, ok := f.Find(trainingCue()); ok {
 		training = 0.8
 	}
 	if f.Ev.Phase == parser.PhaseBackward || f.Ev.Phase == parser.PhaseOptimizer {
 		training = 1
 	}
-	if _, ok := f.Find(inferenceCue); ok {
+	if _, ok := f.Find(inferenceCue()); ok {
 		inference = 0.8
 	}
 	switch f.Ev.Phase {

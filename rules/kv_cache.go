@@ -17,12 +17,15 @@ func kvCache() Rule {
 	}
 }
 
-var kvCue = words("past_key_value", "kv_cache", "KVCache", "key_cache", "value_cache", "cache_utils.py", "setup_caches", "StaticCache", "DynamicCache", "cache.update", "past_key_values", "k_cache", "v_cache", "allocate_kv", "max_cache_len", "cache_shape")
+// kvCue holds the words that point at the generation KV cache.
+func kvCue() cue {
+	return words("past_key_value", "kv_cache", "KVCache", "key_cache", "value_cache", "cache_utils.py", "setup_caches", "StaticCache", "DynamicCache", "cache.update", "past_key_values", "k_cache", "v_cache", "allocate_kv", "max_cache_len", "cache_shape")
+}
 
 func checkKVCache(f *Facts) *Finding {
 	ev := f.Ev
 	fd := &Finding{Culprit: "kv-cache", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Inference: true}}
-	if e, ok := f.Find(kvCue); ok {
+	if e, ok := f.Find(kvCue()); ok {
 		fd.Confidence = 0.75
 		fd.Evidence = append(fd.Evidence, e)
 		fd.Title = "The KV cache does not fit"
@@ -70,7 +73,7 @@ func checkKVCache(f *Facts) *Finding {
 // specific allocation than the cache (the vision path, attention scores,
 // logits): a failure inside generate() is then not the cache's growth.
 func (f *Facts) elsewhere() bool {
-	for _, c := range []cue{visionCue, attentionCue, logitsCue, vaeCue} {
+	for _, c := range []cue{visionCue(), attentionCue(), logitsCue(), vaeCue()} {
 		if _, ok := f.Find(c); ok {
 			return true
 		}

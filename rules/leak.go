@@ -20,7 +20,10 @@ func leak() Rule {
 	}
 }
 
-var leakCue = words("+= loss", "+=loss", "losses.append(loss)", "outputs.append(", "preds.append(", "all_logits.append(", "retain_graph=True")
+// leakCue holds the words that point at tensors kept alive across iterations.
+func leakCue() cue {
+	return words("+= loss", "+=loss", "losses.append(loss)", "outputs.append(", "preds.append(", "all_logits.append(", "retain_graph=True")
+}
 
 func checkLeak(f *Facts) *Finding {
 	ev := f.Ev
@@ -35,7 +38,7 @@ func checkLeak(f *Facts) *Finding {
 		fd.Confidence = 0.8
 		fd.Quantities.HolderBytes = grown
 		fd.Arithmetic = append(fd.Arithmetic, "allocated grew by "+size(grown)+" between repeated failures on the same device")
-	} else if e, ok := f.Find(leakCue); ok {
+	} else if e, ok := f.Find(leakCue()); ok {
 		fd.Confidence = 0.6
 		fd.Evidence = append(fd.Evidence, e)
 	} else if p := f.progress(); p != nil && (p.Epoch != nil && *p.Epoch >= 1 || p.Step != nil && *p.Step >= 100) {

@@ -19,7 +19,10 @@ func logitsUpcast() Rule {
 	}
 }
 
-var logitsCue = words("lm_head", "logits.float()", ".float()", "cross_entropy", "CrossEntropyLoss", "log_softmax", "compute_loss", "get_logits", "logits =", "logits=")
+// logitsCue holds the words that point at full-vocabulary logits or the loss over them.
+func logitsCue() cue {
+	return words("lm_head", "logits.float()", ".float()", "cross_entropy", "CrossEntropyLoss", "log_softmax", "compute_loss", "get_logits", "logits =", "logits=")
+}
 
 func checkLogitsUpcast(f *Facts) *Finding {
 	ev := f.Ev
@@ -28,7 +31,7 @@ func checkLogitsUpcast(f *Facts) *Finding {
 		return nil
 	}
 	fd := &Finding{Culprit: "logits-upcast", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Training: f.TrainingLikely()}}
-	e, cued := f.Find(logitsCue)
+	e, cued := f.Find(logitsCue())
 	// Factor the request as tokens × vocab × {4, 2} B.
 	vocab := f.Cat.Vocabularies()
 	if f.Model != nil && f.Model.Vocab > 0 {

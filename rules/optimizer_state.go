@@ -17,11 +17,14 @@ func optimizerState() Rule {
 	}
 }
 
-var optimizerCue = words("exp_avg", "_init_group", "optimizer.step", "_multi_tensor_adam", "_single_tensor_adam", "optim.step", "scaler.step")
+// optimizerCue holds the words that point at an optimizer step.
+func optimizerCue() cue {
+	return words("exp_avg", "_init_group", "optimizer.step", "_multi_tensor_adam", "_single_tensor_adam", "optim.step", "scaler.step")
+}
 
 func checkOptimizerState(f *Facts) *Finding {
 	ev := f.Ev
-	e, ok := f.Find(optimizerCue)
+	e, ok := f.Find(optimizerCue())
 	if !ok && ev.Phase != parser.PhaseOptimizer {
 		return nil
 	}

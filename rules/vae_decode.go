@@ -12,7 +12,10 @@ func vaeDecode() Rule {
 	}
 }
 
-var vaeCue = words("vae.decode", "vae: ", "vae_decode", "VAEDecode", "AutoencoderKL", "autoencoder_kl", "decode_first_stage", "first_stage_model", "tiled_decode", "VAE decode", "vae.tiled")
+// vaeCue holds the words that point at a diffusion VAE decode.
+func vaeCue() cue {
+	return words("vae.decode", "vae: ", "vae_decode", "VAEDecode", "AutoencoderKL", "autoencoder_kl", "decode_first_stage", "first_stage_model", "tiled_decode", "VAE decode", "vae.tiled")
+}
 
 func checkVAEDecode(f *Facts) *Finding {
 	ev := f.Ev
@@ -20,7 +23,7 @@ func checkVAEDecode(f *Facts) *Finding {
 	case parser.KindHostKill, parser.KindCPU, parser.KindServing:
 		return nil
 	}
-	e, ok := f.Find(vaeCue)
+	e, ok := f.Find(vaeCue())
 	if !ok {
 		e, ok = f.Notice("vae")
 	}

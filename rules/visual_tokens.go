@@ -20,7 +20,10 @@ func visualTokens() Rule {
 	}
 }
 
-var visionCue = words("visual_tokenizer", "vision_tower", "vision_model", "visual.", "get_image_features", "encode_images", "image_features", "pixel_values", "merge_multimodal", "multi_modal_projector", "mm_projector", "patch_embed", "siglip", "navit", "mmproj", "clip_image", "encode_image", "process_image", "processing image", "image slice", "vit.", "VisionTransformer", "visual_embed", "vision_encoder")
+// visionCue holds the words that point at the image path of a vision-language model.
+func visionCue() cue {
+	return words("visual_tokenizer", "vision_tower", "vision_model", "visual.", "get_image_features", "encode_images", "image_features", "pixel_values", "merge_multimodal", "multi_modal_projector", "mm_projector", "patch_embed", "siglip", "navit", "mmproj", "clip_image", "encode_image", "process_image", "processing image", "image slice", "vit.", "VisionTransformer", "visual_embed", "vision_encoder")
+}
 
 func checkVisualTokens(f *Facts) *Finding {
 	ev := f.Ev
@@ -29,7 +32,7 @@ func checkVisualTokens(f *Facts) *Finding {
 		return nil
 	}
 	fd := &Finding{Culprit: "visual-tokens", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Inference: f.Inference > 0}}
-	e, visual := f.Find(visionCue)
+	e, visual := f.Find(visionCue())
 	if !visual {
 		e, visual = f.Notice("image-input")
 	}
