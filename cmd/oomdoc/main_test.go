@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -264,5 +265,20 @@ func TestReadmeReport(t *testing.T) {
 	r := runWith(t, "", "--color=never", "--width=88", "fixtures/reference/ovis2.5-2b-visual-softmax.log")
 	if got := strings.TrimRight(r.stdout, "\n"); got != text[start:end] {
 		t.Errorf("README's report is stale; regenerate it with:\n  go run ./cmd/oomdoc --color=never --width=88 fixtures/reference/ovis2.5-2b-visual-softmax.log")
+	}
+}
+
+// TestNoNetworkCode: oomdoc works offline by construction; no package that
+// opens connections is linked in.
+func TestNoNetworkCode(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch dep {
+		case "net", "net/http", "crypto/tls", "os/user":
+			t.Errorf("oomdoc links %s", dep)
+		}
 	}
 }
