@@ -98,6 +98,7 @@ type Event struct {
 	ContextLines          []Span  `json:"context_lines,omitempty"`     // lines just before the failure (code echoes, progress)
 
 	stream   string    // the prefix stream the event was read from
+	engine   string    // the serving engine named by the line's prefix, if any
 	progress *Progress // the last progress counter before the event
 }
 

@@ -281,7 +281,7 @@ var reExcBefore = regexp.MustCompile(`([A-Za-z_][\w.]*(?:Error|Exception|Exhaust
 // open starts an event at the failure text found on a line.
 func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, start, no int, tb *traceback) {
 	before := text[:start]
-	ev := &Event{Input: s.res.Input, Line: no, Rank: st.rank, Kind: m.kind, stream: st.stream}
+	ev := &Event{Input: s.res.Input, Line: no, Rank: st.rank, Kind: m.kind, stream: st.stream, engine: engineOf(st.stream, raw)}
 	if mm := reExcBefore.FindStringSubmatch(before); mm != nil {
 		ev.Exception = Optional(mm[1])
 		before = before[:len(before)-len(mm[0])]
@@ -300,6 +300,19 @@ func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, 
 	if m.more == nil || !m.more(p.msg.String()) {
 		s.close(st.stream)
 	}
+}
+
+// engineOf names the serving engine whose process printed a line, from its
+// prefix: vLLM tags its processes ("(VllmWorkerProcess pid=…)",
+// "(EngineCore_DP0 pid=…)") and its log lines ("ERROR 04-01 … [file.py:N]").
+func engineOf(stream, raw string) string {
+	switch {
+	case strings.Contains(stream, "Vllm"), strings.Contains(stream, "EngineCore"), strings.Contains(stream, "APIServer"):
+		return "vllm"
+	case vllmPrefix.MatchString(strings.TrimSpace(strings.TrimPrefix(raw, stream))):
+		return "vllm"
+	}
+	return ""
 }
 
 // extend offers a following line to a pending message; it reports whether
@@ -361,6 +374,9 @@ func (s *scanner) close(stream string) {
 	p.m.fill(ev, ev.Message)
 	if ev.Kind == "" {
 		ev.Kind = p.m.kind
+	}
+	if ev.engine != "" {
+		ev.Framework = ev.engine // the process that printed it runs a serving engine
 	}
 	if len(s.events) >= MaxEvents && !s.repeats(ev) {
 		s.res.Dropped++ // past the limit: counted, not read further

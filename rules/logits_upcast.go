@@ -30,6 +30,9 @@ func checkLogitsUpcast(f *Facts) *Finding {
 	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL:
 		return nil
 	}
+	if ev.Phase == parser.PhaseLoad {
+		return nil // lm_head in a constructor allocates weights, not logits
+	}
 	fd := &Finding{Culprit: "logits-upcast", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Training: f.TrainingLikely()}}
 	e, cued := f.Find(logitsCue())
 	// Factor the request as tokens × vocab × {4, 2} B.

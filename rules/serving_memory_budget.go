@@ -23,10 +23,13 @@ func checkServingBudget(f *Facts) *Finding {
 	fd := &Finding{Culprit: "serving-memory-budget", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested, Inference: true}}
 	if ev.Kind != parser.KindServing {
 		e, ok := f.Find(words("vllm/", "sglang/", "text_generation_server", "gpu_memory_utilization", "gpu-memory-utilization"))
-		if !ok {
+		if !ok && ev.Framework != "vllm" {
 			return nil
 		}
-		fd.Confidence = 0.4
+		if !ok {
+			e = f.EventLine() // printed by a vLLM process
+		}
+		fd.Confidence = 0.45
 		fd.Evidence = append(fd.Evidence, e, f.EventLine())
 		fd.Title = "Out of memory inside a serving engine"
 		fd.Explanation = "The serving engine reserves gpu_memory_utilization of the device for weights, activations and the KV cache; an OOM inside it means that budget, the CUDA graphs or the sampler's warm-up do not fit."
