@@ -208,7 +208,8 @@ func kvFixes(c *fixContext) []Fix {
 		Snippet: "out = model.generate(**inputs, cache_implementation=\"quantized\",\n    cache_config={\"backend\": \"quanto\", \"nbits\": 4})  # pip install optimum-quanto",
 		Caveat:  "Needs optimum-quanto (or hqq); slightly slower and less exact.",
 	}
-	if c.f.Requested > 0 && strings.Contains(c.fd.Explanation, "preallocated") {
+	static2 := c.fd.Variant == rules.VariantStaticCache
+	if c.f.Requested > 0 && static2 {
 		quant.SavesBytes = bytesp(c.f.Requested * 3 / 4)
 		quant.Saving = "the failing cache allocation shrinks to a quarter"
 	}
@@ -219,7 +220,7 @@ func kvFixes(c *fixContext) []Fix {
 		Snippet: "out = model.generate(**inputs, cache_implementation=\"offloaded\")",
 		Caveat:  "Slower generation; CUDA only.",
 	}
-	if strings.Contains(c.fd.Explanation, "preallocated") {
+	if static2 {
 		return []Fix{static, quant, shorter, off}
 	}
 	return []Fix{shorter, quant, off}
@@ -444,6 +445,21 @@ func otherProcessFixes(c *fixContext) []Fix {
 }
 
 func leakFixes(c *fixContext) []Fix {
+	if c.fd.Variant == rules.VariantEvalAccumulate {
+		return []Fix{{
+			ID:      "eval-accumulation-steps",
+			Title:   "Move evaluation predictions to the CPU every few steps",
+			Why:     "eval_accumulation_steps makes the Trainer copy accumulated predictions to the CPU and free them on the GPU every N steps.",
+			Snippet: "TrainingArguments(..., eval_accumulation_steps=8, per_device_eval_batch_size=8)\n# keep only what the metric needs:\ntrainer = Trainer(..., preprocess_logits_for_metrics=lambda logits, labels: logits.argmax(dim=-1))",
+			Caveat:  "Slower evaluation (device-to-host copies); CPU RAM then holds the predictions.",
+		}, {
+			ID:      "reduce-logits-before-keeping",
+			Title:   "Keep reduced predictions, not full logits",
+			Why:     "Only the argmax (or the few top scores) is needed for most metrics; storing it instead of the vocabulary-wide logits shrinks the kept tensor by the vocabulary size.",
+			Snippet: "preds.append(logits.argmax(dim=-1).cpu())  # not: preds.append(logits)",
+			Caveat:  "Metrics that need probabilities must keep them (on the CPU).",
+		}}
+	}
 	return []Fix{{
 		ID:      "detach-accumulators",
 		Title:   "Stop keeping tensors alive across iterations",

@@ -144,11 +144,13 @@ func sampleFixes(culprit string) []Fix {
 		res := &parser.Result{Events: []parser.Event{ev}, Context: parser.Context{Models: []parser.ModelRef{{ID: "llava-hf/llava-1.5-13b-hf"}}}}
 		f := rules.NewFacts(rules.Input{Result: res, Catalog: cat}, 0)
 		f.Capacity = 12 << 30
-		c := &fixContext{fd: rules.Finding{Culprit: culprit, Explanation: "preallocated"}, f: f, cat: cat}
-		for _, fx := range fixesFor(c) {
-			if !seen[fx.ID] {
-				seen[fx.ID] = true
-				out = append(out, fx)
+		for _, variant := range []string{"", rules.VariantStaticCache, rules.VariantEvalAccumulate} {
+			c := &fixContext{fd: rules.Finding{Culprit: culprit, Variant: variant}, f: f, cat: cat}
+			for _, fx := range fixesFor(c) {
+				if !seen[fx.ID] {
+					seen[fx.ID] = true
+					out = append(out, fx)
+				}
 			}
 		}
 	}

@@ -31,6 +31,7 @@ func checkKVCache(f *Facts) *Finding {
 		fd.Title = "The KV cache does not fit"
 		fd.Explanation = "The failing allocation is the attention key/value cache. Its size is 2 × layers × KV heads × head_dim × bytes per token, times the tokens it is sized for."
 		if _, pre := f.Find(words("setup_caches", "StaticCache", "max_cache_len", "cache_shape", "torch.zeros")); pre {
+			fd.Variant = VariantStaticCache
 			fd.Explanation += " Here it is preallocated up front (a static cache sized to the maximum sequence length), so it costs its full size before a single token is generated, whatever the prompt's length."
 		}
 	} else if ev.Kind == parser.KindServing {

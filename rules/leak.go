@@ -25,6 +25,13 @@ func leakCue() cue {
 	return words("+= loss", "+=loss", "losses.append(loss)", "outputs.append(", "preds.append(", "all_logits.append(", "retain_graph=True")
 }
 
+// evalAccumulationCue holds the words of an evaluation loop that keeps
+// every batch's predictions on the device (Hugging Face Trainer's
+// nested_concat of preds_host, or the same by hand).
+func evalAccumulationCue() cue {
+	return words("nested_concat", "preds_host", "torch_pad_and_concatenate", "all_preds = torch.cat", "all_logits = torch.cat")
+}
+
 func checkLeak(f *Facts) *Finding {
 	ev := f.Ev
 	switch ev.Kind {
@@ -34,7 +41,13 @@ func checkLeak(f *Facts) *Finding {
 	fd := &Finding{Culprit: "leak", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested}}
 	fd.Title = "Memory grows from one iteration to the next"
 	fd.Explanation = "Something keeps tensors alive across iterations — a running loss summed without .item(), outputs appended to a list, a graph retained — so memory rises each step until an ordinary allocation fails. empty_cache() cannot free referenced tensors."
-	if grown := f.growth(); grown > 0 {
+	if e, ok := f.Find(evalAccumulationCue()); ok {
+		fd.Confidence = 0.75
+		fd.Variant = VariantEvalAccumulate
+		fd.Title = "Evaluation predictions accumulate on the GPU"
+		fd.Explanation = "The evaluation loop concatenates every batch's predictions (logits) into one growing tensor on the GPU; with many examples or a large output vocabulary it outgrows the device long before the loop ends. Moving predictions to the CPU every few steps, or reducing logits before keeping them, bounds it."
+		fd.Evidence = append(fd.Evidence, e)
+	} else if grown := f.growth(); grown > 0 {
 		fd.Confidence = 0.8
 		fd.Quantities.HolderBytes = grown
 		fd.Arithmetic = append(fd.Arithmetic, "allocated grew by "+size(grown)+" between repeated failures on the same device")

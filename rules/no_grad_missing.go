@@ -27,7 +27,9 @@ func checkNoGradMissing(f *Facts) *Finding {
 	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindXLA, parser.KindTF:
 		return nil
 	}
-	if _, guarded := f.Find(words("no_grad", "inference_mode", "torch.inference")); guarded {
+	// Hugging Face Trainer's evaluation and prediction steps run under
+	// torch.no_grad already.
+	if _, guarded := f.Find(words("no_grad", "inference_mode", "torch.inference", "transformers/trainer.py", "prediction_step", "evaluation_loop")); guarded {
 		return nil
 	}
 	if _, ok := f.Notice("no-grad"); ok {

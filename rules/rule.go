@@ -75,4 +75,14 @@ type Finding struct {
 	Quantities Quantities `json:"quantities"`
 	// Model is the catalogue id the finding used, "" when none.
 	Model string `json:"model,omitempty"`
+	// Variant names the form of the culprit the evidence shows, for the
+	// advice layer to pick fixes by: "static-preallocation" (kv-cache),
+	// "eval-accumulation" (leak); "" for the general form.
+	Variant string `json:"variant,omitempty"`
 }
+
+// Culprit variants a rule can report.
+const (
+	VariantStaticCache    = "static-preallocation"
+	VariantEvalAccumulate = "eval-accumulation"
+)
