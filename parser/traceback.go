@@ -41,9 +41,16 @@ var (
 	reIPyCell = regexp.MustCompile(`^(Cell In\[\d+\]), line (\d+)`)
 	// IPython ≤ 7: `<ipython-input-5-366cceb6869e> in <module>`, `/usr/…/module.py in _call_impl(self, *input)`
 	reIPyOld = regexp.MustCompile(`^(<ipython-input-[\w-]+>|/\S+\.py) in (\S+?)(?:\(.*)?$`)
+	// JupyterLab renders IPython paths as links:
+	// `File [~/…/module.py:1511](http://host:8888/lab/tree/…#line=1510), in Module._call_impl(self)`
+	reIPyLink = regexp.MustCompile(`^File \[(\S.*?):(\d+)\]\([^)]*\), in (\S+?)(?:\(.*)?$`)
+	// Rich tracebacks: `│ /home/u/InvokeAI/black.py:16 in <module>                │`
+	reRichFrame = regexp.MustCompile(`^│\s*(\S.*?):(\d+) in (\S+)\s*│?\s*$`)
 	// IPython context: `----> 3 z = x @ y`, `-> 1473     success, data = …`, `      1 x = …`
 	reIPyCode = regexp.MustCompile(`^\s*(-*>)?\s*(\d+) (.*)$`)
 	// `OutOfMemoryError                          Traceback (most recent call last)`
+	// Rich marks the raising line: `│ ❱ 16 image = pipe(prompt).images[0]   │`
+	reRichCode  = regexp.MustCompile(`^│\s*(❱)?\s*(\d+)\s(.*?)\s*│?\s*$`)
 	reIPyHeader = regexp.MustCompile(`^\S+\s+Traceback \(most recent call last\)`)
 	reCaret     = regexp.MustCompile(`^\s*[\^~]+\s*$`)
 )
@@ -66,7 +73,7 @@ type traceback struct {
 // caller does not read a code line as a failure message.
 func (tb *traceback) feed(text string, lineNo int) (body bool) {
 	trim := strings.TrimSpace(text)
-	if strings.HasPrefix(trim, "Traceback (most recent call last)") || reIPyHeader.MatchString(trim) {
+	if strings.Contains(trim, "Traceback (most recent call last)") && (strings.HasPrefix(trim, "Traceback") || strings.HasPrefix(trim, "╭") || reIPyHeader.MatchString(trim)) {
 		if tb.state != tbFrames || len(tb.frames) > 0 {
 			tb.frames, tb.dropped = tb.frames[:0], 0
 		}
@@ -86,6 +93,19 @@ func (tb *traceback) feed(text string, lineNo int) (body bool) {
 		tb.expect = true
 		return true
 	}
+	// IPython's and Rich's frame lines are distinctive enough to open a
+	// traceback on their own (pastes often start mid-traceback).
+	for _, re := range []*regexp.Regexp{reIPyLink, reRichFrame, reIPyFile} {
+		if m := re.FindStringSubmatch(trim); m != nil && (re != reIPyFile || tb.state == tbFrames || strings.Contains(m[1], ".py")) {
+			if tb.state != tbFrames {
+				tb.frames, tb.dropped, tb.state = tb.frames[:0], 0, tbFrames
+			}
+			n, _ := strconv.Atoi(m[2])
+			tb.push(Frame{File: m[1], Line: n, Function: m[3], LogLine: lineNo})
+			tb.expect = false
+			return true
+		}
+	}
 	if tb.state == tbDone && lineNo-tb.doneAt > doneWindow {
 		tb.frames, tb.state = tb.frames[:0], tbIdle
 	}
@@ -95,15 +115,15 @@ func (tb *traceback) feed(text string, lineNo int) (body bool) {
 	switch {
 	case trim == "" || reCaret.MatchString(text) || strings.HasPrefix(trim, "[Previous line repeated") || strings.HasPrefix(trim, "[... skipping hidden"):
 		return true
+	case strings.HasPrefix(trim, "│") || strings.HasPrefix(trim, "╰") || strings.HasPrefix(trim, "╭"):
+		if m := reRichCode.FindStringSubmatch(trim); m != nil && len(tb.frames) > 0 && m[1] != "" {
+			tb.frames[len(tb.frames)-1].Code = strings.TrimSpace(m[3])
+		}
+		return true // the body of a Rich traceback box
 	case reIPyCell.MatchString(trim):
 		m := reIPyCell.FindStringSubmatch(trim)
 		n, _ := strconv.Atoi(m[2])
 		tb.push(Frame{File: m[1], Line: n, Function: "<cell>", LogLine: lineNo})
-		return true
-	case reIPyFile.MatchString(trim):
-		m := reIPyFile.FindStringSubmatch(trim)
-		n, _ := strconv.Atoi(m[2])
-		tb.push(Frame{File: m[1], Line: n, Function: m[3], LogLine: lineNo})
 		return true
 	case reIPyOld.MatchString(trim):
 		m := reIPyOld.FindStringSubmatch(trim)

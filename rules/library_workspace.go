@@ -31,7 +31,7 @@ func checkLibraryWorkspace(f *Facts) *Finding {
 		fd.Confidence = 0.8
 		fd.Title = "NCCL could not allocate its communication buffers"
 	default:
-		e, ok := f.Find(words("cublas", "cudnn", "workspace"))
+		e, ok := f.Find(words("cublas", "cudnn", "CUBLAS_WORKSPACE"))
 		if !ok {
 			return nil
 		}
