@@ -36,7 +36,8 @@ var (
 	reCPUBytes       = regexp.MustCompile(`you tried to allocate (\d+) bytes`)
 	reNumpy          = regexp.MustCompile(`Unable to allocate ` + `(\d+(?:\.\d*)?\s?(?:[KMGT]i?B|bytes|B))` + ` for an array with shape \(([^)]*)\)(?: and data type (\w+))?`)
 	reGGMLAlloc      = regexp.MustCompile(`allocating ` + size + ` on device (\d+)`)
-	reGGMLBuffer     = regexp.MustCompile(`failed to allocate (\S+) buffer of size (\d+)`)
+	reGGMLUnable     = regexp.MustCompile(`unable to allocate (\S+) buffer`)
+	reGGMLBuffer     = regexp.MustCompile(`failed to allocate (?:(\S+) )?buffer of size (\d+)`)
 	reVulkanAlloc    = regexp.MustCompile(`Device memory allocation of size (\d+) failed`)
 	reMegRequest     = regexp.MustCompile(`requesting (\d+) bytes`)
 	reMegDevice      = regexp.MustCompile(`device=(\d+) mem_free=` + size + ` mem_tot=` + size)
@@ -178,7 +179,7 @@ func failureMatchers() []failureMatcher {
 		{
 			name:    "ggml",
 			anchors: []string{"cudaMalloc failed", "failed to allocate", "Device memory allocation of size", "unable to allocate"},
-			locate:  regexp.MustCompile(`\w*: allocating \S+ \w+ on device \d+: cudaMalloc failed: out of memory|cudaMalloc failed while requesting|Device memory allocation of size \d+ failed|\w*: failed to allocate \S+ buffer of size \d+|\w*: error: failed to allocate buffer, size =|unable to allocate \S+ buffer`),
+			locate:  regexp.MustCompile(`\w*: allocating \S+ \w+ on device \d+: cudaMalloc failed: out of memory|cudaMalloc failed while requesting|Device memory allocation of size \d+ failed|\w*: failed to allocate (?:\S+ )?buffer of size \d+|\w*: error: failed to allocate buffer, size =|unable to allocate \S+ buffer`),
 			kind:    KindCUDARuntime,
 			fill:    fillGGML,
 		},
@@ -607,10 +608,19 @@ func fillGGML(ev *Event, msg string) {
 	case reGGMLBuffer.MatchString(msg):
 		m := reGGMLBuffer.FindStringSubmatch(msg)
 		ev.RequestedBytes = sizeOf(m[2])
-		ev.Device = ggmlDevice(m[1])
-		if ev.Device.Type == "mps" {
-			ev.Kind = KindMPS
+		name := m[1]
+		if name == "" && strings.Contains(msg, "_cpu_") {
+			name = "CPU" // ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer …
 		}
+		ev.Device = ggmlDevice(name)
+	case reGGMLUnable.MatchString(msg):
+		ev.Device = ggmlDevice(reGGMLUnable.FindStringSubmatch(msg)[1])
+	}
+	switch ev.Device.Type {
+	case "mps":
+		ev.Kind = KindMPS
+	case "cpu":
+		ev.Kind = KindCPU // a host buffer: RAM, not the GPU
 	}
 	if m := reMegDevice.FindStringSubmatch(msg); m != nil {
 		ev.Device.Index = intp(m[1])

@@ -16,7 +16,7 @@ func phaseCues() []phaseCue {
 	return []phaseCue{
 		{PhaseOptimizer, []string{"optimizer.step", "optim.step", "_init_group", "exp_avg", "_multi_tensor_adam", "_single_tensor_adam", "adamw.py", "adam.py", "scaler.step", "_optimizer_step", "optimizer_step"}},
 		{PhaseBackward, []string{"backward(", ".backward", "autograd/__init__.py", "run_backward", "_engine_run_backward", "accelerator.backward", "manual_backward"}},
-		{PhaseLoad, []string{"model_loader", "_initialize_model", "initialize_model(", "init_vllm_registered_model", "from_pretrained", "load_state_dict", "set_module_tensor_to_device", "load_checkpoint", "_load_pretrained_model", "caching_allocator_warmup", "torch.load(", "serialization.py", "_rebuild_tensor", "load_model", "dispatch_model", "model.to(", ".cuda()", "model.cuda", "load_weights", "modeling_utils.py"}},
+		{PhaseLoad, []string{"llm_load_", "load_tensors", "llama_model_load", "print_info: model", "model_loader", "_initialize_model", "initialize_model(", "init_vllm_registered_model", "from_pretrained", "load_state_dict", "set_module_tensor_to_device", "load_checkpoint", "_load_pretrained_model", "caching_allocator_warmup", "torch.load(", "serialization.py", "_rebuild_tensor", "load_model", "dispatch_model", "model.to(", ".cuda()", "model.cuda", "load_weights", "modeling_utils.py"}},
 		{PhaseData, []string{"dataloader.py", "DataLoader worker", "collate", "__getitem__", "_worker_loop"}},
 		{PhaseDecode, []string{"vae.decode", "decode_latents", "autoencoder_kl", "AutoencoderKL", "vae_decode", "first_stage_model.decode", "decode_first_stage", "tiled_decode"}},
 		{PhaseGenerate, []string{"generate(", "._sample(", "greedy_search", "beam_search", "generation/utils.py", "prefill", "decode_step", "setup_caches", "chat("}},
