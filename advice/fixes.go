@@ -74,6 +74,12 @@ func (c *fixContext) modelID() string {
 }
 
 func weightsFixes(c *fixContext) []Fix {
+	switch c.f.Ev.Framework {
+	case "ggml":
+		return ggmlWeightsFixes(c)
+	case "vllm":
+		return vllmWeightsFixes(c)
+	}
 	arg, note := c.env.DTypeArg()
 	q := c.fd.Quantities
 	w16 := q.WeightBytes
@@ -141,6 +147,52 @@ model = AutoModelForCausalLM.from_pretrained(  # or the model's own class
 	return append(out, offload)
 }
 
+// ggmlWeightsFixes are the weight fixes for llama.cpp and ollama.
+func ggmlWeightsFixes(c *fixContext) []Fix {
+	return []Fix{{
+		ID:      "fewer-gpu-layers",
+		Title:   "Offload fewer layers to the GPU",
+		Why:     "llama.cpp keeps the layers it does not offload in CPU RAM; each layer left out frees its share of the weights on the GPU.",
+		Snippet: "llama-server -m model.gguf -ngl 20        # instead of -ngl 99 (all layers)\n# ollama: PARAMETER num_gpu 20 in the Modelfile, or \"options\": {\"num_gpu\": 20}",
+		Caveat:  "Slower generation: the CPU runs the layers left out.",
+	}, {
+		ID:      "smaller-quantisation",
+		Title:   "Use a smaller quantisation of the model (e.g. Q4_K_M instead of Q8_0)",
+		Why:     "Weight memory is bits per weight × parameters: Q4_K_M (≈4.8 bits) takes a bit over half of Q8_0 (8.5 bits).",
+		Snippet: "# download the Q4_K_M (or IQ4_XS) GGUF of the same model; ollama: pull the :q4_K_M tag",
+		Caveat:  "Some loss of quality at lower bit widths.",
+	}, {
+		ID:      "split-across-gpus",
+		Title:   "Split the model across several GPUs",
+		Why:     "Each GPU then holds only its share of the layers.",
+		Snippet: "llama-server -m model.gguf -ngl 99 --tensor-split 1,1",
+		Caveat:  "Needs more GPUs; some cross-GPU traffic.",
+	}}
+}
+
+// vllmWeightsFixes are the weight fixes for vLLM.
+func vllmWeightsFixes(c *fixContext) []Fix {
+	return []Fix{{
+		ID:      "vllm-quantized-checkpoint",
+		Title:   "Serve a quantised checkpoint (AWQ, GPTQ or FP8)",
+		Why:     "A 4-bit AWQ/GPTQ checkpoint holds the weights in about a quarter of 16-bit; vLLM reads the quantisation from the checkpoint's config.",
+		Snippet: "vllm serve ORG/MODEL-AWQ --quantization awq\n# or fp8 on Ada/Hopper GPUs: vllm serve ORG/MODEL --quantization fp8",
+		Caveat:  "Slightly lower accuracy; needs a quantised checkpoint or a GPU that supports fp8.",
+	}, {
+		ID:      "vllm-tensor-parallel",
+		Title:   "Shard the model over several GPUs",
+		Why:     "With tensor parallelism each GPU holds 1/N of the weights.",
+		Snippet: "vllm serve ORG/MODEL --tensor-parallel-size 2",
+		Caveat:  "Needs N GPUs.",
+	}, {
+		ID:      "vllm-cpu-offload",
+		Title:   "Offload part of the weights to CPU RAM",
+		Why:     "--cpu-offload-gb keeps that many GB of weights in CPU RAM and streams them in.",
+		Snippet: "vllm serve ORG/MODEL --cpu-offload-gb 8",
+		Caveat:  "Much slower: the offloaded weights cross PCIe on every step.",
+	}}
+}
+
 // smallerSibling names the largest smaller model of the family that fits
 // the device in 4-bit, preferring one that fits at 16-bit.
 func (c *fixContext) smallerSibling() string {
@@ -183,6 +235,21 @@ func dtypeFixes(c *fixContext) []Fix {
 }
 
 func kvFixes(c *fixContext) []Fix {
+	if c.f.Ev.Framework == "ggml" {
+		return []Fix{{
+			ID:      "smaller-context",
+			Title:   "Lower the context size",
+			Why:     "llama.cpp sizes the KV cache and its compute buffers for the whole context (-c / num_ctx) when the model is loaded.",
+			Snippet: "llama-server -m model.gguf -c 8192      # ollama: PARAMETER num_ctx 8192",
+			Caveat:  "Longer prompts no longer fit.",
+		}, {
+			ID:      "ggml-kv-cache-q8",
+			Title:   "Store the KV cache in 8 bits",
+			Why:     "q8_0 halves the KV cache of f16.",
+			Snippet: "llama-server -m model.gguf -fa on --cache-type-k q8_0 --cache-type-v q8_0\n# ollama: OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0",
+			Caveat:  "Needs flash attention; a small loss of accuracy.",
+		}}
+	}
 	q := c.fd.Quantities
 	static := Fix{
 		ID:      "size-cache-to-need",

@@ -136,6 +136,7 @@ func sampleFixes(culprit string) []Fix {
 		{Kind: parser.KindServing, Framework: "vllm", Variant: "vllm-startup"},
 		{Kind: parser.KindHostKill, Signal: "Bus error"},
 		{Kind: parser.KindCUDARuntime, Framework: "ggml"},
+		{Kind: parser.KindCUDA, Framework: "vllm"},
 	}
 	cat := models.Load()
 	seen := map[string]bool{}
