@@ -236,7 +236,7 @@ func trainingCue() cue {
 
 // inferenceCue holds words that only inference code uses.
 func inferenceCue() cue {
-	return words("generate", "inference", "infer(", "predict", "pipeline", "pipe(", "diffusers/",  "chat(", "vllm", "no_grad", "inference_mode", "Prompt executed", "comfy", "sampler", "llama-server", "vllm serve", "serving", "eval(", "evaluate", "demo")
+	return words("generate", "inference", "infer(", "predict", "pipeline", "pipe(", "diffusers/", "chat(", "vllm", "no_grad", "inference_mode", "Prompt executed", "comfy", "sampler", "llama-server", "vllm serve", "serving", "eval(", "evaluate", "demo")
 }
 
 // workload scores how strongly the log says training or inference.
