@@ -235,6 +235,9 @@ func dtypeFixes(c *fixContext) []Fix {
 }
 
 func kvFixes(c *fixContext) []Fix {
+	if c.f.Ev.Framework == "vllm" || c.f.Ev.Kind == parser.KindServing {
+		return servingFixes(c)
+	}
 	if c.f.Ev.Framework == "ggml" {
 		return []Fix{{
 			ID:      "smaller-context",

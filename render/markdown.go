@@ -89,11 +89,16 @@ func Markdown(w io.Writer, rep advice.Report) error {
 		}
 		p("### Fixes\n\n")
 		k := 0
+		shown := map[string]bool{}
 		for di, d := range rep.Diagnoses {
 			if di >= 3 {
 				break
 			}
 			for _, fx := range d.Fixes {
+				if shown[fx.ID] {
+					continue // already offered for a likelier culprit
+				}
+				shown[fx.ID] = true
 				k++
 				save := ""
 				if fx.SavesBytes != nil {

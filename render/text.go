@@ -274,6 +274,7 @@ func (t *textWriter) fixes(rep advice.Report) {
 	}
 	t.heading("Fixes, best first")
 	k := 0
+	shown := map[string]bool{}
 	for di, d := range rep.Diagnoses {
 		if di >= 3 {
 			break
@@ -282,6 +283,10 @@ func (t *textWriter) fixes(rep advice.Report) {
 			if fi >= 3 {
 				break
 			}
+			if shown[fx.ID] {
+				continue // the same change, already offered for a likelier culprit
+			}
+			shown[fx.ID] = true
 			k++
 			save := ""
 			if fx.SavesBytes != nil {
