@@ -260,3 +260,20 @@ func TestDTypeAndLogitsSpelling(t *testing.T) {
 		})
 	}
 }
+
+// TestVLLMInsideEngineNeverRaisesUtilisation: a CUDA OOM printed by a vLLM
+// process must not be told to raise gpu_memory_utilization, only warned
+// against it.
+func TestVLLMInsideEngineNeverRaisesUtilisation(t *testing.T) {
+	rep := build(t, filepath.Join("..", "fixtures", "formats", "vllm-worker-prefix-profile.log"), rules.Hints{})
+	for _, d := range rep.Diagnoses {
+		for _, fx := range d.Fixes {
+			if fx.ID == "raise-gpu-memory-utilization" {
+				t.Errorf("%s offers raising gpu_memory_utilization", d.Culprit)
+			}
+		}
+	}
+	if _, ok := ineffectiveIDs(rep)["raising-gpu-memory-utilization"]; !ok {
+		t.Errorf("won't-help lacks raising-gpu-memory-utilization: %v", rep.Ineffective)
+	}
+}

@@ -657,6 +657,10 @@ func servingFixes(c *fixContext) []Fix {
 		fp8.SavesBytes = bytesp(c.f.Requested / 2)
 		fp8.Saving = "KV needed " + size(c.f.Requested) + " → " + size(c.f.Requested/2)
 	}
+	if ev.Kind != parser.KindServing {
+		// A CUDA OOM inside the engine: it needs less of the device, not more.
+		util = Fix{}
+	}
 	return []Fix{lenFix, fp8, util, {
 		ID:      "lower-max-num-seqs",
 		Title:   "Lower --max-num-seqs",

@@ -134,6 +134,7 @@ func sampleFixes(culprit string) []Fix {
 		{Kind: parser.KindCUDA, Device: &parser.Device{Type: "cuda"}},
 		{Kind: parser.KindXLA},
 		{Kind: parser.KindServing, Framework: "vllm", Variant: "vllm-startup"},
+		{Kind: parser.KindServing, Framework: "vllm", Variant: "vllm-v1"},
 		{Kind: parser.KindHostKill, Signal: "Bus error"},
 		{Kind: parser.KindCUDARuntime, Framework: "ggml"},
 		{Kind: parser.KindCUDA, Framework: "vllm"},
