@@ -155,12 +155,9 @@ func TestEveryIDHasAPage(t *testing.T) {
 }
 
 func allLogs(t *testing.T) []string {
-	var out []string
-	for _, p := range fixtures.Inputs() {
-		out = append(out, filepath.Join("..", "fixtures", p))
-	}
+	out := fixtures.Paths(filepath.Join("..", "fixtures"))
 	if len(out) == 0 {
-		t.Fatal("no fixtures")
+		t.Fatal("no fixtures found")
 	}
 	return out
 }

@@ -15,10 +15,7 @@ import (
 
 // fixtureLogs lists every input fixture by its path from this package.
 func fixtureLogs(t testing.TB) []string {
-	var out []string
-	for _, p := range fixtures.Inputs() {
-		out = append(out, filepath.Join("..", "fixtures", p))
-	}
+	out := fixtures.Paths(filepath.Join("..", "fixtures"))
 	if len(out) == 0 {
 		t.Fatal("no fixtures found")
 	}

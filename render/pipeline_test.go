@@ -63,12 +63,9 @@ func pipeline(t testing.TB, cat models.Catalog, data []byte) {
 }
 
 func allFixtures(t testing.TB) []string {
-	var out []string
-	for _, p := range fixtures.Inputs() {
-		out = append(out, filepath.Join("..", "fixtures", p))
-	}
+	out := fixtures.Paths(filepath.Join("..", "fixtures"))
 	if len(out) == 0 {
-		t.Fatal("no fixtures")
+		t.Fatal("no fixtures found")
 	}
 	return out
 }
