@@ -38,10 +38,12 @@ type ParseError struct {
 	Err   error
 }
 
+// Error names the input, the line and the cause.
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("read %s at line %d: %v", e.Input, e.Line, e.Err)
 }
 
+// Unwrap returns the read error.
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // Parse reads one input — a plain log, a gzip-compressed log or a Jupyter

@@ -35,6 +35,7 @@ type exitError struct {
 	err  error
 }
 
+// Error returns the wrapped error's text, or the bare status.
 func (e *exitError) Error() string {
 	if e.err == nil {
 		return fmt.Sprintf("exit %d", e.code)
@@ -42,6 +43,7 @@ func (e *exitError) Error() string {
 	return e.err.Error()
 }
 
+// Unwrap returns the wrapped error.
 func (e *exitError) Unwrap() error { return e.err }
 
 // exitSentinel is what kong's Exit hook panics with, so that --help and

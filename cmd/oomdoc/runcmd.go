@@ -83,6 +83,7 @@ type lockedWriter struct {
 	w  io.Writer
 }
 
+// Write passes p on under the lock; the parser's copy never fails the child.
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

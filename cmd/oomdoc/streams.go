@@ -16,6 +16,8 @@ type teeWriter struct {
 	closed bool
 }
 
+// Write copies p to stdout until stdout fails, and always reports success
+// so that the analysis keeps reading.
 func (t *teeWriter) Write(p []byte) (int, error) {
 	if t.closed {
 		return len(p), nil
@@ -41,6 +43,7 @@ type pasteReader struct {
 	done bool
 }
 
+// Read returns the pasted text line by line until EOF or a Ctrl-Z line.
 func (p *pasteReader) Read(b []byte) (int, error) {
 	if p.br == nil {
 		p.br = bufio.NewReader(p.r)
