@@ -80,6 +80,9 @@ func weightsFixes(c *fixContext) []Fix {
 	case "vllm":
 		return vllmWeightsFixes(c)
 	}
+	if _, ok := c.f.Notice("comfyui"); ok {
+		return comfyWeightsFixes()
+	}
 	arg, note := c.env.DTypeArg()
 	q := c.fd.Quantities
 	w16 := q.WeightBytes
@@ -167,6 +170,29 @@ func ggmlWeightsFixes(c *fixContext) []Fix {
 		Why:     "Each GPU then holds only its share of the layers.",
 		Snippet: "llama-server -m model.gguf -ngl 99 --tensor-split 1,1",
 		Caveat:  "Needs more GPUs; some cross-GPU traffic.",
+	}}
+}
+
+// comfyWeightsFixes are the weight fixes for ComfyUI workflows.
+func comfyWeightsFixes() []Fix {
+	return []Fix{{
+		ID:      "quantised-diffusion-checkpoint",
+		Title:   "Load an fp8 or GGUF-quantised checkpoint of the model",
+		Why:     "An fp8 checkpoint halves 16-bit weights; a Q4–Q5 GGUF (ComfyUI-GGUF's loader) takes about a third.",
+		Snippet: "# Load Diffusion Model node: weight_dtype fp8_e4m3fn\n# or the Unet Loader (GGUF) node with a Q4_K_M / Q5_K_M file",
+		Caveat:  "Slightly lower image quality at lower precision.",
+	}, {
+		ID:      "comfy-lowvram",
+		Title:   "Start ComfyUI with --lowvram (or --novram)",
+		Why:     "ComfyUI then keeps more of the model in CPU RAM and moves parts in as they run, leaving room for the sampling step.",
+		Snippet: "python main.py --lowvram      # --novram as a last resort",
+		Caveat:  "Slower generation.",
+	}, {
+		ID:      "comfy-smaller-latent",
+		Title:   "Lower the resolution, frame count or batch of the latent",
+		Why:     "Activation memory of the sampling step grows with width × height × frames × batch.",
+		Snippet: "# Empty Latent Image: 1024x1024 → 768x768, batch_size 1; for video, fewer frames",
+		Caveat:  "Smaller or shorter outputs.",
 	}}
 }
 

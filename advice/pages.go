@@ -138,12 +138,16 @@ func sampleFixes(culprit string) []Fix {
 		{Kind: parser.KindHostKill, Signal: "Bus error"},
 		{Kind: parser.KindCUDARuntime, Framework: "ggml"},
 		{Kind: parser.KindCUDA, Framework: "vllm"},
+		{Kind: parser.KindCUDA, Framework: "comfyui"},
 	}
 	cat := models.Load()
 	seen := map[string]bool{}
 	var out []Fix
 	for _, ev := range samples {
 		res := &parser.Result{Events: []parser.Event{ev}, Context: parser.Context{Models: []parser.ModelRef{{ID: "llava-hf/llava-1.5-13b-hf"}}}}
+		if ev.Framework == "comfyui" {
+			res.Context.Notices = []parser.Notice{{ID: "comfyui"}}
+		}
 		f := rules.NewFacts(rules.Input{Result: res, Catalog: cat}, 0)
 		f.Capacity = 12 << 30
 		for _, variant := range []string{"", rules.VariantStaticCache, rules.VariantEvalAccumulate} {

@@ -46,9 +46,11 @@ func checkLogitsUpcast(f *Facts) *Finding {
 		lo, hi := requestRange(ev)
 		for _, bytes := range []int64{4, 2} {
 			for i := len(vocab) - 1; i >= 0 && tokens == 0; i-- {
-				// Only a unique factorisation is evidence: an allocator-rounded
-				// figure fits several token counts for any vocabulary.
-				if hi-lo >= vocab[i]*bytes {
+				// Only an exact byte count is evidence: a figure printed with
+				// two decimals (or rounded by the allocator) fits some token
+				// count for one vocabulary or another by chance, and so does
+				// any round size for a power-of-two vocabulary.
+				if hi != lo || vocab[i]&(vocab[i]-1) == 0 {
 					continue
 				}
 				if t, ok := factor(lo, hi, vocab[i]*bytes); ok && t >= 512 && t <= 4<<20 {

@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 
 	"github.com/oomdoc/oomdoc/parser"
 )
@@ -81,6 +83,19 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 		fd.Decide = "the model id and dtype: pass --model ORG/NAME to compare its weight size with the device"
 		return fd
 	}
+	// ComfyUI (and accelerate) say when a model only partly fits:
+	// "loaded partially; 9178.35 MB usable, 9177.97 MB loaded, 3390.29 MB offloaded".
+	if n, ok := f.Notice("partially-loaded"); ok && isGPUKind(ev.Kind) {
+		fd.Confidence = 0.5
+		fd.Title = "The model only partly fits: the rest was offloaded"
+		fd.Explanation = "The runtime loaded only part of the model onto the device and kept the rest in CPU RAM, so the device is already full of weights when the work starts; the next allocation fails."
+		if m := rePartial.FindStringSubmatch(n.Text); m != nil {
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s MB loaded + %s MB offloaded = %.0f MB of weights against %s MB usable", m[2], m[3], atof(m[2])+atof(m[3]), m[1]))
+		}
+		fd.Evidence = append(fd.Evidence, n, f.EventLine())
+		fd.Decide = "the model's size and dtype against the device: a quantised (fp8/GGUF) checkpoint or a smaller model fits"
+		return fd
+	}
 	// A small request on a device that is already nearly full: what is
 	// resident is most likely the model itself.
 	held := f.Holder()
@@ -118,6 +133,13 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 		return fd
 	}
 	return nil
+}
+
+var rePartial = regexp.MustCompile(`([\d.]+) MB usable, ([\d.]+) MB loaded, ([\d.]+) MB offloaded`)
+
+func atof(s string) float64 {
+	v, _ := strconv.ParseFloat(s, 64)
+	return v
 }
 
 func isGPUKind(kind string) bool {
