@@ -115,7 +115,12 @@ func failureMatchers() []failureMatcher {
 			anchors: []string{"OOM when allocating", "ran out of memory trying to allocate", "Ran out of memory trying to allocate"},
 			locate:  regexp.MustCompile(`OOM when allocating|Allocator \(\w+\) ran out of memory trying to allocate \S+ \(rounded|Ran out of memory trying`),
 			kind:    KindTF,
-			fill:    fillTF,
+			// graph mode names the op on the next line: "\t [[{{node model/conv2d/Conv2D}}]]"
+			more: func(msg string) bool {
+				return strings.Contains(msg, "OOM when allocating") && !strings.Contains(msg, "[[")
+			},
+			cont: func(next string) bool { return strings.HasPrefix(strings.TrimSpace(next), "[[") },
+			fill: fillTF,
 		},
 		{
 			name:    "xla",

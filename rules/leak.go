@@ -54,7 +54,8 @@ func checkLeak(f *Facts) *Finding {
 	} else if e, ok := f.Find(leakCue()); ok {
 		fd.Confidence = 0.6
 		fd.Evidence = append(fd.Evidence, e)
-	} else if p := f.progress(); p != nil && (p.Epoch != nil && *p.Epoch >= 1 || p.Step != nil && *p.Step >= 100) {
+	} else if p := f.progress(); p != nil && (p.Epoch != nil && *p.Epoch >= 2 || p.Step != nil && *p.Step >= 100) {
+		// epoch 2 is past a whole epoch whether the log counts from 0 or 1
 		fd.Confidence = 0.45
 		fd.Evidence = append(fd.Evidence, Evidence{Input: f.Input, Line: p.Line, Text: progressText(p)})
 		fd.Decide = "memory_allocated() logged every N steps: a steady rise is a leak, a flat line with one spike is a large batch"
