@@ -366,6 +366,8 @@ func (t *textWriter) notices(rep advice.Report) {
 		switch n.ID {
 		case "nonfatal-oom-retry", "triton-out-of-resources", "tf-bfc-nonfatal", "xla-rematerialization":
 			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d is a non-fatal memory warning, not a failure: ", n.Line)+t.st.code.Render(Safe(clipRunes(n.Text, 160))))
+		case "offloaded-to-cpu", "offloaded-to-disk", "bnb-dispatched-to-cpu", "partially-loaded":
+			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d says the model did not fit the GPU and was partly placed elsewhere (run `oomdoc explain weights-too-large`): ", n.Line)+t.st.code.Render(Safe(clipRunes(n.Text, 160))))
 		}
 	}
 }
