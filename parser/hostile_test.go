@@ -2,6 +2,7 @@ package parser
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -125,21 +126,40 @@ func TestAbsurdFigures(t *testing.T) {
 	}
 }
 
-// TestGarbageAndEmpty: binary input, NUL bytes and invalid UTF-8 give a
-// result (no failure), and an empty input is no error.
+// TestGarbageAndEmpty: binary input and runs of NUL bytes are refused with
+// ErrBinary (and an empty result); invalid UTF-8 and stray NULs in text are
+// read; an empty input is no error.
 func TestGarbageAndEmpty(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	garbage := make([]byte, 1<<20)
 	for i := range garbage {
 		garbage[i] = byte(r.UintN(256))
 	}
-	for name, data := range map[string][]byte{"garbage": garbage, "empty": nil, "nuls": bytes.Repeat([]byte{0}, 4096), "bad utf-8": []byte("\xff\xfe\xfd Killed\xff\n")} {
-		res, err := Parse(bytes.NewReader(data), name)
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
+	textWithNUL := append([]byte(strings.Repeat("step 1 loss 0.5\n", 200)), 0)
+	textWithNUL = append(textWithNUL, oomLine...)
+	tests := []struct {
+		name   string
+		data   []byte
+		binary bool
+		events int
+	}{
+		{"garbage", garbage, true, 0},
+		{"nuls", bytes.Repeat([]byte{0}, 4096), true, 0},
+		{"empty", nil, false, 0},
+		{"bad utf-8", []byte("\xff\xfe\xfd Killed\xff\n"), false, 0},
+		{"text with a stray NUL", textWithNUL, false, 1},
+	}
+	for _, tc := range tests {
+		res, err := Parse(bytes.NewReader(tc.data), tc.name)
 		if res == nil {
-			t.Errorf("%s: nil result", name)
+			t.Errorf("%s: nil result", tc.name)
+			continue
+		}
+		if got := errors.Is(err, ErrBinary); got != tc.binary || !tc.binary && err != nil {
+			t.Errorf("%s: err = %v, want binary=%v", tc.name, err, tc.binary)
+		}
+		if len(res.Events) != tc.events {
+			t.Errorf("%s: %d events, want %d", tc.name, len(res.Events), tc.events)
 		}
 	}
 }

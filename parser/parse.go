@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -46,13 +47,36 @@ func (e *ParseError) Error() string {
 // Unwrap returns the read error.
 func (e *ParseError) Unwrap() error { return e.Err }
 
+// ErrBinary reports an input that is not text: an executable, an image,
+// a model file passed by mistake.
+var ErrBinary = errors.New("looks like a binary file, not a log")
+
+// looksBinary reports whether the first bytes of an input are binary: NUL
+// bytes in more than 1% of them, or control bytes (other than tab, newline,
+// carriage return, escape, form feed) in more than 10%.
+func looksBinary(head []byte) bool {
+	if len(head) < 64 {
+		return false
+	}
+	nul, ctl := 0, 0
+	for _, c := range head {
+		switch {
+		case c == 0:
+			nul++
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != 0x1b && c != '\f', c == 0x7f:
+			ctl++
+		}
+	}
+	return nul*100 > len(head) || ctl*10 > len(head)
+}
+
 // Parse reads one input — a plain log, a gzip-compressed log or a Jupyter
 // notebook — and returns the memory failures in it with their context.
 // Finding no failure is not an error. On a read error Parse returns what it
 // found so far together with a *ParseError.
 func Parse(r io.Reader, name string) (*Result, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	head, _ := br.Peek(512)
+	head, _ := br.Peek(8 << 10)
 	var src io.Reader = br
 	switch {
 	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
@@ -68,6 +92,8 @@ func Parse(r io.Reader, name string) (*Result, error) {
 			return &Result{Input: name}, &ParseError{Input: name, Err: err}
 		}
 		src = strings.NewReader(text)
+	case looksBinary(head):
+		return &Result{Input: name}, &ParseError{Input: name, Line: 1, Err: ErrBinary}
 	}
 	return parseLines(src, name, false)
 }

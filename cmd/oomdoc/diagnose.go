@@ -76,6 +76,9 @@ func (c *DiagnoseCmd) read(env *Env, name string, tee *teeWriter) (*parser.Resul
 		in = io.TeeReader(in, tee)
 	}
 	res, err := safeParse(in, name)
+	if errors.Is(err, parser.ErrBinary) {
+		return nil, fmt.Errorf("read %s: %w", name, parser.ErrBinary) // nothing to report on
+	}
 	var pe *parser.ParseError
 	if errors.As(err, &pe) {
 		return res, fmt.Errorf("read %s: %w", name, pe.Err)

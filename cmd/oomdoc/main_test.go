@@ -141,6 +141,7 @@ func TestExitCodes(t *testing.T) {
 		{"no failure is still a report", []string{fixture("formats", "no-failure.log")}, exitOK, ""},
 		{"missing file", []string{filepath.Join(dir, "nope.log")}, exitInput, "no such file"},
 		{"directory", []string{dir}, exitInput, "is a directory"},
+		{"binary file", []string{binaryFile(t)}, exitInput, "binary file"},
 		{"one of two unreadable", []string{fixture("corpus", "trn-013.log"), filepath.Join(dir, "nope.log")}, exitInput, "nope.log"},
 		{"unknown flag", []string{"--frobnicate"}, exitUsage, "unknown flag"},
 		{"bad format", []string{"--format=yaml", "x"}, exitUsage, "format"},
@@ -281,4 +282,17 @@ func TestNoNetworkCode(t *testing.T) {
 			t.Errorf("oomdoc links %s", dep)
 		}
 	}
+}
+
+// binaryFile writes a small file of binary garbage and returns its path.
+func binaryFile(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "model.bin")
+	data := make([]byte, 4096)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
