@@ -193,3 +193,18 @@ func asParseError(err error, pe **ParseError) bool {
 	*pe = p
 	return ok
 }
+
+// TestShapeCacheKeepsDigitForms: a line shaped like an earlier harmless one
+// but for a digit that makes it a failure is still read ("exits with
+// return code = -15" then "= -9").
+func TestShapeCacheKeepsDigitForms(t *testing.T) {
+	log := "[launch.py:434:sigkill_handler] ['python', 'train.py'] exits with return code = -15\n" +
+		"[launch.py:434:sigkill_handler] ['python', 'train.py'] exits with return code = -9\n"
+	res, err := Parse(strings.NewReader(log), "ds.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 1 || res.Events[0].Line != 2 {
+		t.Fatalf("want the -9 line as the one failure, got %+v", res.Events)
+	}
+}

@@ -139,6 +139,7 @@ type scanner struct {
 
 	gateAnchors [][]byte         // gateAnchors(), built once per Parse
 	matchers    []failureMatcher // failureMatchers(), built once per Parse
+	quiet       map[string]bool  // line shapes that matched no failure
 }
 
 type ringLine struct {
@@ -164,6 +165,7 @@ func newScanner(name string) *scanner {
 		ctxScan:     newContextScanner(&res.Context),
 		gateAnchors: gateAnchors(),
 		matchers:    failureMatchers(),
+		quiet:       map[string]bool{},
 	}
 }
 
@@ -271,6 +273,14 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		s.hot = 2
 	}
 	text := st.text
+	// A line of a shape already seen without a failure (the same template
+	// with other numbers, as training logs print every step) is not run
+	// through the matchers again.
+	shape := lineShape(text)
+	if s.quiet[shape] && !digitSensitive(text) {
+		s.notice(text, no)
+		return
+	}
 	for i := range s.matchers {
 		m := &s.matchers[i]
 		if !containsAny(text, m.anchors) {
@@ -283,7 +293,32 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		s.open(m, raw, st, text, loc[0], no, tb)
 		return
 	}
+	if len(s.quiet) < 4096 {
+		s.quiet[shape] = true
+	}
 	s.notice(text, no)
+}
+
+// lineShape is a line with its digits removed: lines printed from one
+// template share it.
+func lineShape(text string) string {
+	if len(text) > 512 {
+		text = text[:512]
+	}
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return -1
+		}
+		return r
+	}, text)
+}
+
+// digitSensitive reports whether a line holds one of the few failure forms
+// that a digit decides ("exitcode: -9" but not -15, "Signal 9", "cuda
+// runtime error (2)", "Cuda failure 2"): such lines bypass the shape cache.
+func digitSensitive(text string) bool {
+	return strings.Contains(text, "-9") || strings.Contains(text, "(2)") || strings.Contains(text, "=2") ||
+		strings.Contains(text, "Signal ") || strings.Contains(text, "failure ")
 }
 
 // notice records the non-fatal memory lines that must never become events

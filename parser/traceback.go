@@ -84,6 +84,9 @@ func (tb *traceback) feed(text string, lineNo int) (body bool) {
 		tb.chained = true
 		return true
 	}
+	if !strings.Contains(trim, "File") && !strings.HasPrefix(trim, "│") && tb.state != tbFrames && tb.state != tbDone {
+		return false // no frame can start here: skip the patterns below
+	}
 	if m := rePyFrame.FindStringSubmatch(text); m != nil {
 		if tb.state != tbFrames {
 			tb.frames, tb.dropped, tb.state = tb.frames[:0], 0, tbFrames
@@ -96,6 +99,9 @@ func (tb *traceback) feed(text string, lineNo int) (body bool) {
 	// IPython's and Rich's frame lines are distinctive enough to open a
 	// traceback on their own (pastes often start mid-traceback).
 	for _, re := range []*regexp.Regexp{reIPyLink, reRichFrame, reIPyFile} {
+		if !strings.HasPrefix(trim, "File") && !strings.HasPrefix(trim, "│") {
+			break
+		}
 		if m := re.FindStringSubmatch(trim); m != nil && (re != reIPyFile || tb.state == tbFrames || strings.Contains(m[1], ".py")) {
 			if tb.state != tbFrames {
 				tb.frames, tb.dropped, tb.state = tb.frames[:0], 0, tbFrames
