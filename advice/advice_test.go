@@ -137,7 +137,7 @@ func TestEveryIDHasAPage(t *testing.T) {
 			t.Errorf("culprit %q has no page", id)
 		}
 	}
-	for _, path := range allLogs(t) {
+	for _, path := range fixtures.Paths(filepath.Join("..", "fixtures")) {
 		rep := build(t, path, rules.Hints{})
 		for _, d := range rep.Diagnoses {
 			for _, fx := range d.Fixes {
@@ -154,20 +154,12 @@ func TestEveryIDHasAPage(t *testing.T) {
 	}
 }
 
-func allLogs(t *testing.T) []string {
-	out := fixtures.Paths(filepath.Join("..", "fixtures"))
-	if len(out) == 0 {
-		t.Fatal("no fixtures found")
-	}
-	return out
-}
-
 // TestNoContradictedAdvice runs every fixture and checks the two rules the
 // evidence must never be broken on: no fragmentation setting first when
 // the idle cache is smaller than the request, and no gradient
 // checkpointing for an inference phase.
 func TestNoContradictedAdvice(t *testing.T) {
-	for _, path := range allLogs(t) {
+	for _, path := range fixtures.Paths(filepath.Join("..", "fixtures")) {
 		rep := build(t, path, rules.Hints{})
 		if len(rep.Diagnoses) == 0 || len(rep.Events) == 0 {
 			continue

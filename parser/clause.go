@@ -115,3 +115,20 @@ func processesIn(s string) []Process {
 	}
 	return out
 }
+
+// A clause is a phrase next to which the message prints one figure, and
+// the event field that figure goes to.
+type clause struct {
+	phrase string
+	dst    **int64
+}
+
+// readClauses fills each clause's field from the figure that find reads
+// next to its phrase, leaving fields whose phrase is absent untouched.
+func readClauses(msg string, cs []clause, find func(s, phrase string) (*int64, bool)) {
+	for _, c := range cs {
+		if v, ok := find(msg, c.phrase); ok {
+			*c.dst = v
+		}
+	}
+}

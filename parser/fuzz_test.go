@@ -5,15 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/oomdoc/oomdoc/fixtures"
 )
 
 // FuzzParse feeds arbitrary input to the parser, seeded with every fixture.
 // Invariants: no panic; every event and frame line lies inside the input;
 // sizes are never negative; the same input gives the same result.
 func FuzzParse(f *testing.F) {
-	for _, p := range fixtureLogs(f) {
+	for _, p := range fixtures.Paths(filepath.Join("..", "fixtures")) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

@@ -13,20 +13,11 @@ import (
 	"github.com/oomdoc/oomdoc/fixtures"
 )
 
-// fixtureLogs lists every input fixture by its path from this package.
-func fixtureLogs(t testing.TB) []string {
-	out := fixtures.Paths(filepath.Join("..", "fixtures"))
-	if len(out) == 0 {
-		t.Fatal("no fixtures found")
-	}
-	return out
-}
-
 // TestGoldenEvents pins the events and context extracted from every
 // fixture (fixtures/<dir>/golden/<name>.events.golden). Update with
 // GOLDIE_UPDATE=1 go test ./parser -run TestGoldenEvents and review the diff.
 func TestGoldenEvents(t *testing.T) {
-	for _, path := range fixtureLogs(t) {
+	for _, path := range fixtures.Paths(filepath.Join("..", "fixtures")) {
 		dir, base := filepath.Split(path)
 		t.Run(strings.TrimPrefix(path, "../fixtures/"), func(t *testing.T) {
 			f, err := os.Open(path)

@@ -271,18 +271,12 @@ func fillTorch(ev *Event, msg string) {
 	} else if idx, ok := intAfter(msg, "(NPU "); ok {
 		ev.Device.Index = idx
 	}
-	if v, ok := sizeBefore(msg, " total capacity;"); ok {
-		ev.TotalBytes = v
-	}
-	if v, ok := sizeBefore(msg, " already allocated"); ok {
-		ev.AllocatedBytes = v
-	}
-	if v, ok := sizeBefore(msg, " free;"); ok {
-		ev.FreeBytes = v
-	}
-	if v, ok := sizeBefore(msg, " allowed;"); ok {
-		ev.AllowedBytes = v
-	}
+	readClauses(msg, []clause{
+		{" total capacity;", &ev.TotalBytes},
+		{" already allocated", &ev.AllocatedBytes},
+		{" free;", &ev.FreeBytes},
+		{" allowed;", &ev.AllowedBytes},
+	}, sizeBefore)
 	if v, ok := sizeBefore(msg, " reserved in total"); ok || reservedAtEnd(msg) {
 		if !ok {
 			v, _ = sizeBefore(msg, " reserved")
@@ -317,20 +311,14 @@ func fillTorch(ev *Event, msg string) {
 	if reTruncatedGPU.MatchString(msg) {
 		ev.Variant, ev.Truncated = "torch-2.2-2.3-truncated", true
 	}
-	if v, ok := sizeAfter(msg, " of which "); ok {
-		ev.FreeBytes = v
-	}
-	selfClause := false
-	if v, ok := sizeAfter(msg, "this process has "); ok {
-		ev.ProcessInUseBytes, selfClause = v, true
-	}
+	readClauses(msg, []clause{
+		{" of which ", &ev.FreeBytes},
+		{"this process has ", &ev.ProcessInUseBytes},
+		{"Of the allocated memory ", &ev.AllocatedBytes},
+	}, sizeAfter)
+	readClauses(msg, []clause{{" allocated in private pools", &ev.PrivatePoolBytes}}, sizeBefore)
+	selfClause := strings.Contains(msg, "this process has ")
 	ev.OtherProcesses = processesIn(msg)
-	if v, ok := sizeAfter(msg, "Of the allocated memory "); ok {
-		ev.AllocatedBytes = v
-	}
-	if v, ok := sizeBefore(msg, " allocated in private pools"); ok {
-		ev.PrivatePoolBytes = v
-	}
 	if v, ok := sizeBefore(msg, " is reserved by PyTorch but unallocated"); ok {
 		ev.ReservedUnallocatedBytes = v
 		if ev.AllocatedBytes != nil && v != nil {

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/oomdoc/oomdoc/bench/loggen"
+	"path/filepath"
+
+	"github.com/oomdoc/oomdoc/fixtures"
 )
 
 func resultJSON(t *testing.T, r *Result) string {
@@ -22,7 +25,7 @@ func resultJSON(t *testing.T, r *Result) string {
 // lines around them) gives exactly what reading every line gives, on every
 // fixture.
 func TestFastReadEqualsFullRead(t *testing.T) {
-	for _, path := range fixtureLogs(t) {
+	for _, path := range fixtures.Paths(filepath.Join("..", "fixtures")) {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

@@ -60,12 +60,10 @@ var (
 const maxFrames = 128
 
 type traceback struct {
-	state   tbState
-	frames  []Frame
-	dropped int
-	chained bool // a chained exception's separator was seen
-	expect  bool // the next indented line is the current frame's code
-	doneAt  int  // line of the exception line that ended the frames
+	state  tbState
+	frames []Frame
+	expect bool // the next indented line is the current frame's code
+	doneAt int  // line of the exception line that ended the frames
 }
 
 // feed advances the state machine with one line (prefix already stripped).
@@ -75,21 +73,20 @@ func (tb *traceback) feed(text string, lineNo int) (body bool) {
 	trim := strings.TrimSpace(text)
 	if strings.Contains(trim, "Traceback (most recent call last)") && (strings.HasPrefix(trim, "Traceback") || strings.HasPrefix(trim, "╭") || reIPyHeader.MatchString(trim)) {
 		if tb.state != tbFrames || len(tb.frames) > 0 {
-			tb.frames, tb.dropped = tb.frames[:0], 0
+			tb.frames = tb.frames[:0]
 		}
 		tb.state, tb.expect = tbFrames, false
 		return true
 	}
 	if strings.HasPrefix(trim, "The above exception was the direct cause") || strings.HasPrefix(trim, "During handling of the above exception") {
-		tb.chained = true
-		return true
+		return true // the chained traceback that follows is read as a new one
 	}
 	if !strings.Contains(trim, "File") && !strings.HasPrefix(trim, "│") && tb.state != tbFrames && tb.state != tbDone {
 		return false // no frame can start here: skip the patterns below
 	}
 	if m := rePyFrame.FindStringSubmatch(text); m != nil {
 		if tb.state != tbFrames {
-			tb.frames, tb.dropped, tb.state = tb.frames[:0], 0, tbFrames
+			tb.frames, tb.state = tb.frames[:0], tbFrames
 		}
 		n, _ := strconv.Atoi(m[2])
 		tb.push(Frame{File: m[1], Line: n, Function: strings.TrimSpace(m[3]), LogLine: lineNo})
@@ -104,7 +101,7 @@ func (tb *traceback) feed(text string, lineNo int) (body bool) {
 		}
 		if m := re.FindStringSubmatch(trim); m != nil && (re != reIPyFile || tb.state == tbFrames || strings.Contains(m[1], ".py")) {
 			if tb.state != tbFrames {
-				tb.frames, tb.dropped, tb.state = tb.frames[:0], 0, tbFrames
+				tb.frames, tb.state = tb.frames[:0], tbFrames
 			}
 			n, _ := strconv.Atoi(m[2])
 			tb.push(Frame{File: m[1], Line: n, Function: m[3], LogLine: lineNo})
@@ -166,7 +163,6 @@ func (tb *traceback) push(f Frame) {
 		// keep the outermost 32 frames and the innermost ones
 		copy(tb.frames[32:], tb.frames[33:])
 		tb.frames = tb.frames[:len(tb.frames)-1]
-		tb.dropped++
 	}
 	tb.frames = append(tb.frames, f)
 }
@@ -177,7 +173,7 @@ func (tb *traceback) take() []Frame {
 		return nil
 	}
 	out := append([]Frame(nil), tb.frames...)
-	tb.frames, tb.state, tb.chained = tb.frames[:0], tbIdle, false
+	tb.frames, tb.state = tb.frames[:0], tbIdle
 	return out
 }
 

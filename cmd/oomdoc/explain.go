@@ -16,7 +16,11 @@ type ExplainCmd struct {
 
 // Run prints the page, or a usage error naming the known ids.
 func (c *ExplainCmd) Run(env *Env) error {
-	p, ok := advice.Explain(strings.TrimSpace(c.ID))
+	pages := map[string]advice.Page{}
+	for _, p := range advice.Pages() {
+		pages[p.ID] = p
+	}
+	p, ok := pages[strings.TrimSpace(c.ID)]
 	if !ok {
 		return &exitError{code: exitUsage, err: fmt.Errorf("explain: no culprit, fix or won't-help id %q; 'oomdoc rules' lists the culprits", c.ID)}
 	}
@@ -31,7 +35,7 @@ func (c *ExplainCmd) Run(env *Env) error {
 	if p.Kind == "culprit" && len(p.Fixes) > 0 {
 		fmt.Fprintf(w, "\nFixes, best first (oomdoc explain ID):\n")
 		for _, id := range p.Fixes {
-			fp, _ := advice.Explain(id)
+			fp := pages[id]
 			fmt.Fprintf(w, "  %-30s %s\n", id, fp.Title)
 		}
 	}
@@ -49,7 +53,7 @@ func (c *ExplainCmd) Run(env *Env) error {
 	if len(p.WontHelp) > 0 {
 		fmt.Fprintf(w, "\nWon't help:\n")
 		for _, id := range p.WontHelp {
-			wp, _ := advice.Explain(id)
+			wp := pages[id]
 			fmt.Fprintf(w, "  %-30s %s\n", id, wp.Title)
 		}
 	}
