@@ -35,6 +35,9 @@ type jsonDiagnosis struct {
 	Fixes       []jsonFix        `json:"fixes"`
 	Arithmetic  []string         `json:"arithmetic,omitempty"`
 	Decide      string           `json:"decide,omitempty"`
+	Basis       string           `json:"basis"`
+	WouldDecide *string          `json:"would_decide"`
+	Capture     *string          `json:"capture"`
 	Quantities  rules.Quantities `json:"quantities"`
 	Model       string           `json:"model,omitempty"`
 }
@@ -76,7 +79,8 @@ func JSON(w io.Writer, rep advice.Report) error {
 	}
 	for _, d := range rep.Diagnoses {
 		jd := jsonDiagnosis{Culprit: d.Culprit, Confidence: round2(d.Confidence), Title: d.Title, Explanation: d.Explanation, Event: d.Event,
-			Evidence: d.Evidence, Fixes: []jsonFix{}, Arithmetic: d.Arithmetic, Decide: d.Decide, Quantities: d.Quantities, Model: d.Model}
+			Evidence: d.Evidence, Fixes: []jsonFix{}, Arithmetic: d.Arithmetic, Decide: d.Decide, Quantities: d.Quantities, Model: d.Model,
+			Basis: d.Basis, WouldDecide: optional(d.Decide), Capture: optional(d.Capture)}
 		if jd.Evidence == nil {
 			jd.Evidence = []rules.Evidence{}
 		}
@@ -100,3 +104,12 @@ func JSON(w io.Writer, rep advice.Report) error {
 }
 
 func round2(x float64) float64 { return float64(int(x*100+0.5)) / 100 }
+
+// optional is nil for an empty string: a fact the report does not have is
+// null in JSON, not "".
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

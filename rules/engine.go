@@ -46,6 +46,9 @@ func Diagnose(in Input, rs []Rule) []Finding {
 			}
 			fd.Confidence = min(fd.Confidence, 0.95)
 			fd.Evidence = dedupeEvidence(fd.Evidence)
+			if fd.Basis == "" {
+				fd.Basis = BasisEvidence
+			}
 			if old, ok := best[fd.Culprit]; !ok || fd.Confidence > old.Confidence {
 				best[fd.Culprit] = *fd
 			}

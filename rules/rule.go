@@ -70,8 +70,15 @@ type Finding struct {
 	Evidence    []Evidence `json:"evidence"`
 	// Arithmetic is the work shown: "576.00 MiB ≈ 2,304 tokens × 65,532 × 4 B".
 	Arithmetic []string `json:"arithmetic,omitempty"`
-	// Decide names the fact that would settle the diagnosis when confidence is low.
-	Decide     string     `json:"decide,omitempty"`
+	// Decide names the fact that would settle the diagnosis when confidence
+	// is low (the JSON report's would_decide).
+	Decide string `json:"decide,omitempty"`
+	// Capture says how to get that fact: a command or a snippet.
+	Capture string `json:"capture,omitempty"`
+	// Basis is BasisEvidence when at least one signal from the log supports
+	// the culprit, BasisPrior when it is only a plausible guess for this kind
+	// of failure (then Confidence ≤ PriorCap).
+	Basis      string     `json:"basis"`
 	Quantities Quantities `json:"quantities"`
 	// Model is the catalogue id the finding used, "" when none.
 	Model string `json:"model,omitempty"`
@@ -80,6 +87,15 @@ type Finding struct {
 	// "eval-accumulation" (leak); "" for the general form.
 	Variant string `json:"variant,omitempty"`
 }
+
+// What a finding rests on (Finding.Basis).
+const (
+	BasisEvidence = "evidence"
+	BasisPrior    = "prior"
+)
+
+// PriorCap is the highest confidence a finding without evidence may have.
+const PriorCap = 0.3
 
 // Culprit variants a rule can report.
 const (
