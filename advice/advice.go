@@ -95,7 +95,13 @@ func Build(in rules.Input) Report {
 	for _, fd := range findings {
 		f := rules.NewFacts(in, eventIndex(res, fd.Event))
 		ctx := &fixContext{fd: fd, f: f, env: env, cat: in.Catalog}
-		rep.Diagnoses = append(rep.Diagnoses, Diagnosis{Finding: fd, Fixes: fixesFor(ctx)})
+		var fixes []Fix
+		if len(fd.Signals) > 0 {
+			// A culprit named for the kind of failure alone, with nothing in
+			// the log pointing at it, gets what would decide it, not fixes.
+			fixes = fixesFor(ctx)
+		}
+		rep.Diagnoses = append(rep.Diagnoses, Diagnosis{Finding: fd, Fixes: fixes})
 	}
 	first := 0
 	if len(findings) > 0 {

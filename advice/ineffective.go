@@ -22,7 +22,7 @@ func ineffectiveFor(fs []rules.Finding, f *rules.Facts, env Env) []Ineffective {
 	}
 	has := func(id string) bool {
 		for _, fd := range fs {
-			if fd.Culprit == id {
+			if fd.Culprit == id && fd.Basis == rules.BasisEvidence {
 				return true
 			}
 		}

@@ -6,24 +6,45 @@ import (
 	"github.com/oomdoc/oomdoc/parser"
 )
 
+// Signals of activations.
+const (
+	actBackward      = "activations/backward-frames"
+	actTrainForward  = "activations/training-forward"
+	actGraphRuntime  = "activations/graph-runtime"
+	actTrainFull     = "activations/training-full-device"
+	actTrainUnknown  = "activations/training-unknown-phase"
+	actUndecidedFull = "activations/full-device"
+	actCUDNNTraining = "activations/cudnn-in-training"
+)
+
 // activations: forward/backward activations of too large a batch or
-// sequence in training. It fires on backward frames, on a forward inside a
-// training loop, and on a full device in a job that looks like training.
-func activations() Rule {
-	return Rule{
+// sequence in training. It fires on backward frames and on a forward inside
+// a training loop; a full device in a job that looks like training, or a
+// graph runtime's OOM, are only priors.
+func activations() Culprit {
+	return Culprit{
 		ID:        "activations",
 		Title:     "Training activations: batch × sequence too large for what the device has left",
+		Doc:       "Training keeps every layer's activations from the forward pass until backward() consumes them. Their size is proportional to micro-batch × sequence length (× hidden size × layers), so the peak comes at the end of the forward or early in the backward pass. Smaller micro-batches with gradient accumulation, shorter sequences, mixed precision or recomputing activations (gradient checkpointing) shrink them.",
 		Recognise: "A failure in backward() / autograd, or in a forward pass under grad inside a training loop; TensorFlow's OOM in a training step.",
-		Check:     checkActivations,
+		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindCUBLAS},
+		Signals: []Signal{
+			{Name: actBackward, Strength: EvidenceSignal, Start: 1.5, Doc: "the failure is inside backward() / autograd"},
+			{Name: actTrainForward, Strength: EvidenceSignal, Start: 1.0, Doc: "a forward pass inside a training loop the frames show"},
+			{Name: actGraphRuntime, Strength: PriorSignal, Start: 0.3, Doc: "a TensorFlow or XLA graph runtime's OOM (most are training steps)"},
+			{Name: actTrainFull, Strength: PriorSignal, Start: 0.3, Doc: "a training-looking job with the device ≥ 80% held"},
+			{Name: actTrainUnknown, Strength: PriorSignal, Start: 0.2, Doc: "a training log whose failing phase is not shown"},
+			{Name: actUndecidedFull, Strength: PriorSignal, Start: 0.0, Doc: "a full device, and nothing says training or inference"},
+			{Name: actCUDNNTraining, Strength: PriorSignal, Start: 0.0, Doc: "a cuDNN failure in a job with training cues"},
+		},
+		WouldDecide: "whether the failing step is training (a traceback through backward() or the train loop) and its micro-batch size",
+		Capture:     "rerun with the full traceback, and print the batch's shape (and torch.cuda.max_memory_allocated()) after the first step",
+		Assess:      checkActivations,
 	}
 }
 
 func checkActivations(f *Facts) *Finding {
 	ev := f.Ev
-	switch ev.Kind {
-	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindCUBLAS:
-		return nil
-	}
 	switch ev.Phase {
 	case parser.PhaseLoad, parser.PhaseGenerate, parser.PhaseDecode, parser.PhaseOptimizer, parser.PhaseEval:
 		return nil // no training activations exist at these points
@@ -33,32 +54,32 @@ func checkActivations(f *Facts) *Finding {
 	fd.Explanation = "Training keeps every layer's activations until backward() consumes them; their size is proportional to batch × sequence length (× hidden size × layers). Smaller micro-batches, shorter sequences or recomputing activations (gradient checkpointing) shrink them."
 	switch {
 	case ev.Phase == parser.PhaseBackward:
-		fd.Confidence = 0.6
+		fd.fire(actBackward)
 		e, _ := f.Find(words("backward"))
 		fd.Evidence = append(fd.Evidence, e)
 	case ev.Phase == parser.PhaseForward && f.Training >= 0.8:
-		fd.Confidence = 0.55
+		fd.fire(actTrainForward)
 		e, _ := f.Find(trainingCue())
 		fd.Evidence = append(fd.Evidence, e)
 	case ev.Kind == parser.KindTF || ev.Kind == parser.KindXLA:
-		fd.Confidence = 0.45
+		fd.fire(actGraphRuntime)
 		if s := ev.TensorShape; len(s) > 0 {
 			fd.Quantities.Batch = s[0]
 			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("failing tensor %v: its first dimension (%d) is usually the batch", s, s[0]))
 		}
 		fd.Decide = "whether this is a training step (a traceback through the train loop) and the batch size"
 	case f.TrainingLikely() && f.Capacity > 0 && f.Holder() >= f.Capacity*80/100:
-		fd.Confidence = 0.4
+		fd.fire(actTrainFull)
 		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("held %s of %s (%s)", size(f.Holder()), size(f.Capacity), pct(f.Holder(), f.Capacity)))
 		fd.Decide = "whether the job is training (a rank prefix, device index or datacenter GPU suggest it) and its micro-batch size"
 	case f.Training >= 0.8 && ev.Phase == parser.PhaseUnknown:
-		fd.Confidence = 0.35
+		fd.fire(actTrainUnknown)
 	case f.Inference == 0 && f.Capacity > 0 && f.Holder() >= f.Capacity*80/100:
 		// Nothing says training or inference: a plausible alternative.
-		fd.Confidence = 0.25
+		fd.fire(actUndecidedFull)
 		fd.Decide = "whether the failing step is training (a traceback through backward() or the train loop)"
 	case ev.Kind == parser.KindCUDNN && f.Training > 0:
-		fd.Confidence = 0.3
+		fd.fire(actCUDNNTraining)
 	default:
 		return nil
 	}

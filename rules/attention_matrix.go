@@ -8,16 +8,34 @@ import (
 	"github.com/oomdoc/oomdoc/parser"
 )
 
+// Signals of attention-matrix.
+const (
+	attnScoreShape = "attention-matrix/score-shape"
+	attnFrames     = "attention-matrix/attention-frames"
+	attnEager      = "attention-matrix/eager-fallback"
+	attnHuge       = "attention-matrix/huge-single-request"
+)
+
 // attentionMatrix: eager attention materialising batch × heads × seq × seq
 // scores. It fires on eager-attention frames, on a 4-D tensor shape whose
-// last two dimensions are equal, and — with less confidence — on a single
-// request so large that only a quadratic tensor explains it.
-func attentionMatrix() Rule {
-	return Rule{
+// last two dimensions are equal, and — as a hypothesis only — on a single
+// request so large that a quadratic tensor would explain it.
+func attentionMatrix() Culprit {
+	return Culprit{
 		ID:        "attention-matrix",
 		Title:     "Eager attention materialising batch × heads × seq² scores",
+		Doc:       "Attention without a fused kernel (SDPA's flash or memory-efficient backends, FlashAttention) computes a batch × heads × sequence × sequence matrix of scores, often with a float32 copy for the softmax. It grows with the square of the sequence length: doubling an input (more image tokens, a longer prompt, beams) quadruples it. Training keeps one per layer for the backward pass.",
 		Recognise: "Frames in eager_attention_forward, matmul(query, key.transpose(…)), softmax over attention weights, output_attentions=True; a [b, h, s, s] tensor; a single request ≈ b·h·s²·bytes that dwarfs everything else.",
-		Check:     checkAttentionMatrix,
+		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing},
+		Signals: []Signal{
+			{Name: attnScoreShape, Strength: EvidenceSignal, Start: 2.5, Doc: "the failing tensor's shape is [batch, heads, s, s]"},
+			{Name: attnFrames, Strength: EvidenceSignal, Start: 1.5, Doc: "a frame or nearby line computes attention scores"},
+			{Name: attnEager, Strength: EvidenceSignal, Start: 0.5, Doc: "the log shows the model falling back to eager attention"},
+			{Name: attnHuge, Strength: HypothesisSignal, Start: 0.5, Doc: "one request a large share of the device (or beyond any device) outside training"},
+		},
+		WouldDecide: "the innermost frames of the failing call and the sequence length going into attention",
+		Capture:     "rerun with the full traceback (python -X faulthandler …) and log input_ids.shape before the call",
+		Assess:      checkAttentionMatrix,
 	}
 }
 
@@ -28,15 +46,11 @@ func attentionCue() cue {
 
 func checkAttentionMatrix(f *Facts) *Finding {
 	ev := f.Ev
-	switch ev.Kind {
-	case parser.KindHostKill, parser.KindCPU, parser.KindServing:
-		return nil
-	}
 	fd := &Finding{Culprit: "attention-matrix", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested}}
 	if s := ev.TensorShape; len(s) == 4 && s[2] == s[3] && s[1] > 0 && s[1] <= 128 && s[2] >= 64 && !convOp(ev.Message) {
 		bytes := dtypeBytes(ev.TensorDType)
 		n := s[0] * s[1] * s[2] * s[3] * max(bytes, 1)
-		fd.Confidence = 0.8
+		fd.fire(attnScoreShape)
 		fd.Quantities.Batch, fd.Quantities.Heads, fd.Quantities.SeqLen, fd.Quantities.BytesPerElem = s[0], s[1], s[2], bytes
 		fd.Title = fmt.Sprintf("A [%d, %d, %d, %d] attention-score tensor", s[0], s[1], s[2], s[3])
 		if bytes > 0 {
@@ -47,12 +61,12 @@ func checkAttentionMatrix(f *Facts) *Finding {
 		return fd
 	}
 	if e, ok := f.Find(attentionCue()); ok {
-		fd.Confidence = 0.6
+		fd.fire(attnFrames)
 		fd.Evidence = append(fd.Evidence, e, f.EventLine())
 		fd.Title = "The attention scores do not fit"
 		fd.Explanation = "The failure is in attention. Without a fused kernel (SDPA's flash or memory-efficient backends, FlashAttention) attention materialises batch × heads × seq × seq scores, often with a float32 copy for the softmax."
 		if n, ok := f.Notice("eager-attention-fallback"); ok {
-			fd.Confidence = 0.75
+			fd.fire(attnEager)
 			fd.Evidence = append(fd.Evidence, n)
 			fd.Explanation += " The log shows the model falling back to eager attention."
 		}
@@ -62,15 +76,15 @@ func checkAttentionMatrix(f *Facts) *Finding {
 	// A single request that is a large share of the whole device, or larger
 	// than any single accelerator made (1 TiB) when the capacity is unknown.
 	if (f.Capacity > 0 && f.Requested >= f.Capacity*30/100 || f.Capacity == 0 && f.Requested >= 1<<40) && !f.TrainingLikely() {
-		fd.Confidence = 0.5
+		fd.fire(attnHuge)
 		fd.Evidence = append(fd.Evidence, f.EventLine())
 		if f.Capacity > 0 {
 			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("one request of %s = %s of the device's %s", size(f.Requested), pct(f.Requested, f.Capacity), size(f.Capacity)))
 		} else {
 			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("one request of %s: more than any single accelerator holds", size(f.Requested)))
 		}
-		fd.Title = fmt.Sprintf("One %s tensor: a quadratic (attention-sized) allocation", size(f.Requested))
-		fd.Explanation = "A single allocation this large is not weights or a cache growing a little: it is a tensor whose size is quadratic in the sequence length — the attention scores over a very long (often image- or beam-inflated) sequence."
+		fd.Title = fmt.Sprintf("One %s tensor: possibly a quadratic (attention-sized) allocation", size(f.Requested))
+		fd.Explanation = "A single allocation this large is not weights or a cache growing a little. A tensor whose size is quadratic in the sequence length — attention scores over a very long (image- or beam-inflated) sequence — is one explanation; the log's frames would confirm it."
 		if f.Capacity == 0 || f.Requested > f.Capacity {
 			fd.Explanation += " It is larger than the whole device, so no tuning of the allocator helps: the shape must change."
 		}

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"math"
 	"sort"
 	"strconv"
 
@@ -11,60 +12,266 @@ import (
 // the rest repeat them (the same OOM on every rank, a retry loop).
 const MaxFailures = 8
 
-// specificity breaks ties between equally confident findings: a culprit
-// named by the failure's own text or frames outranks one inferred from
-// figures alone.
-func specificity() []string {
-	return []string{
-		"serving-memory-budget", "host-ram", "mps-limit", "library-workspace", "visual-tokens", "vae-decode",
-		"kv-cache", "attention-matrix", "logits-upcast", "optimizer-state", "checkpoint-to-gpu",
-		"weights-wrong-dtype", "weights-too-large", "allocation-limit", "other-process", "device-imbalance",
-		"no-grad-missing", "activations", "batch-too-large", "fragmentation", "leak",
-	}
+// maxConfidence is the most the engine ever claims.
+const maxConfidence = 0.95
+
+// decidedAbove is the confidence above which a finding decides the case;
+// below it the report is a hedge.
+const decidedAbove = 0.5
+
+// maxGuesses bounds the short list of culprits named only as priors.
+const maxGuesses = 3
+
+// Diagnose runs the culprits on every distinct failure of the input and
+// returns the findings ranked: culprits with evidence first, by
+// confidence, then at most a few plausible guesses (Basis prior,
+// confidence ≤ PriorCap). An input without failures gets none.
+func Diagnose(in Input, cs []Culprit) []Finding {
+	return score(assess(in, cs), cs, committedWeights())
 }
 
-func rank(id string) int {
-	for i, s := range specificity() {
-		if s == id {
-			return i
-		}
-	}
-	return len(specificity())
+// An assessment is what the culprits found in one input, before scoring:
+// the fitter and the engine share it, so what is fitted is what runs.
+type assessment struct {
+	options []option // one per culprit and distinct failure that fired a signal
+	context string   // the prior context of the first distinct failure
+	kind    string   // the first distinct failure's event kind
+	thin    []string // unknown-class features: why the log may not decide
+	first   *Facts   // the first distinct failure's facts, for prior-only findings
 }
 
-// Diagnose runs the rules on every distinct failure of the input and
-// returns the findings ranked, most likely first, one per culprit (the most
-// confident). An input without failures gets none.
-func Diagnose(in Input, rs []Rule) []Finding {
-	best := map[string]Finding{}
-	for _, i := range distinctFailures(in.Result.Events) {
+// An option is one culprit's finding for one failure.
+type option struct {
+	culprit int // index into the culprit list
+	finding Finding
+}
+
+// assess runs every culprit that can explain each distinct failure.
+func assess(in Input, cs []Culprit) assessment {
+	var a assessment
+	if in.Result == nil {
+		return a
+	}
+	for n, i := range distinctFailures(in.Result.Events) {
 		f := NewFacts(in, i)
-		for _, r := range rs {
-			fd := r.Check(f)
-			if fd == nil || fd.Confidence <= 0 {
+		if n == 0 {
+			a.first, a.context, a.kind = f, priorContext(f), f.Ev.Kind
+		}
+		for k := range cs {
+			c := &cs[k]
+			if c.excludes(f.Ev.Kind) {
 				continue
 			}
-			fd.Confidence = min(fd.Confidence, 0.95)
+			fd := c.Assess(f)
+			if fd == nil || len(fd.Signals) == 0 {
+				continue
+			}
+			fd.Culprit, fd.Event = c.ID, f.Ev.ID
 			fd.Evidence = dedupeEvidence(fd.Evidence)
-			if fd.Basis == "" {
-				fd.Basis = BasisEvidence
-			}
-			if old, ok := best[fd.Culprit]; !ok || fd.Confidence > old.Confidence {
-				best[fd.Culprit] = *fd
-			}
+			a.options = append(a.options, option{culprit: k, finding: *fd})
 		}
 	}
-	out := make([]Finding, 0, len(best))
-	for _, fd := range best {
-		out = append(out, fd)
+	if a.first != nil {
+		a.thin = thinFeatures(a, cs)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Confidence != out[j].Confidence {
-			return out[i].Confidence > out[j].Confidence
+	return a
+}
+
+// thinFeatures name what makes a log unable to decide its cause; the
+// fitted weights of the unknown class are keyed by them.
+func thinFeatures(a assessment, cs []Culprit) []string {
+	out := []string{unknownBias}
+	evidence := false
+	for _, o := range a.options {
+		if hasEvidence(&cs[o.culprit], o.finding.Signals) {
+			evidence = true
 		}
-		return rank(out[i].Culprit) < rank(out[j].Culprit)
-	})
+	}
+	if !evidence {
+		out = append(out, unknownNoEvidence)
+	}
+	ev := a.first.Ev
+	if len(ev.Frames) == 0 {
+		out = append(out, unknownNoFrames)
+	}
+	if a.first.Res.Lines <= 3 {
+		out = append(out, unknownOneLine)
+	}
+	if ev.Phase == parser.PhaseUnknown {
+		out = append(out, unknownNoPhase)
+	}
 	return out
+}
+
+// Features of the unknown class.
+const (
+	unknownBias       = "unknown/bias"
+	unknownNoEvidence = "unknown/no-evidence-signal"
+	unknownNoFrames   = "unknown/no-frames"
+	unknownOneLine    = "unknown/message-only"
+	unknownNoPhase    = "unknown/phase-unknown"
+)
+
+// hasEvidence reports whether any of the fired signals is evidence.
+func hasEvidence(c *Culprit, fired []string) bool {
+	for _, name := range fired {
+		if s, ok := c.signal(name); ok && s.Strength == EvidenceSignal {
+			return true
+		}
+	}
+	return false
+}
+
+// supported reports whether the fired evidence signals, by their fitted
+// weights, speak for the culprit: evidence the corpus shows to point away
+// from it (a negative weight) makes no finding.
+func supported(c *Culprit, fired []string, w Weights) bool {
+	sum, any := 0.0, false
+	for _, name := range fired {
+		if s, ok := c.signal(name); ok && s.Strength == EvidenceSignal {
+			sum += w.Signal[name]
+			any = true
+		}
+	}
+	return any && sum > 0
+}
+
+// A scored culprit: its best option's logit, or its prior alone.
+type scored struct {
+	culprit int
+	logit   float64
+	option  int // index into assessment.options; -1 for a prior alone
+}
+
+// logits returns each applicable culprit's best logit and the unknown
+// class's logit. Culprits that fired nothing get their prior alone.
+func logits(a assessment, cs []Culprit, w Weights) ([]scored, float64) {
+	best := make([]scored, len(cs))
+	for k := range best {
+		best[k] = scored{culprit: k, logit: math.Inf(-1), option: -1}
+	}
+	for i, o := range a.options {
+		z := w.prior(a.context, cs[o.culprit].ID)
+		for _, s := range o.finding.Signals {
+			z += w.Signal[s]
+		}
+		if z > best[o.culprit].logit {
+			best[o.culprit] = scored{culprit: o.culprit, logit: z, option: i}
+		}
+	}
+	var out []scored
+	for k := range cs {
+		if best[k].option < 0 {
+			if cs[k].excludes(a.kind) {
+				continue
+			}
+			best[k].logit = w.prior(a.context, cs[k].ID)
+		}
+		out = append(out, best[k])
+	}
+	u := 0.0
+	for _, t := range a.thin {
+		u += w.Unknown[t]
+	}
+	return out, u
+}
+
+// probabilities normalises the logits with a softmax over the culprits and
+// the unknown class; the last element is the unknown class's share.
+func probabilities(zs []scored, u float64) []float64 {
+	m := u
+	for _, z := range zs {
+		m = math.Max(m, z.logit)
+	}
+	ps := make([]float64, len(zs)+1)
+	sum := 0.0
+	for i, z := range zs {
+		ps[i] = math.Exp(z.logit - m)
+		sum += ps[i]
+	}
+	ps[len(zs)] = math.Exp(u - m)
+	sum += ps[len(zs)]
+	for i := range ps {
+		ps[i] /= sum
+	}
+	return ps
+}
+
+// score turns an assessment into ranked findings.
+func score(a assessment, cs []Culprit, w Weights) []Finding {
+	if a.first == nil {
+		return nil
+	}
+	zs, u := logits(a, cs, w)
+	ps := probabilities(zs, u)
+	var found, guesses []Finding
+	for i, z := range zs {
+		c := &cs[z.culprit]
+		var fd Finding
+		if z.option >= 0 {
+			fd = a.options[z.option].finding
+		} else {
+			fd = priorFinding(c, a.first)
+		}
+		fd.Confidence = math.Min(ps[i], maxConfidence)
+		fd.Basis = BasisEvidence
+		if !supported(c, fd.Signals, w) {
+			fd.Basis = BasisPrior
+			fd.Confidence = math.Min(fd.Confidence, PriorCap)
+			if fd.Decide == "" {
+				fd.Decide = c.WouldDecide
+			}
+			if fd.Capture == "" {
+				fd.Capture = c.Capture
+			}
+		}
+		fd.Confidence = math.Round(fd.Confidence*100) / 100
+		if fd.Basis == BasisEvidence {
+			found = append(found, fd)
+		} else if fd.Confidence >= 0.01 {
+			guesses = append(guesses, fd)
+		}
+	}
+	rank := func(fs []Finding) {
+		sort.SliceStable(fs, func(i, j int) bool {
+			if fs[i].Confidence != fs[j].Confidence {
+				return fs[i].Confidence > fs[j].Confidence
+			}
+			return fs[i].Culprit < fs[j].Culprit
+		})
+	}
+	rank(found)
+	rank(guesses)
+	if len(found) > 0 && found[0].Confidence > decidedAbove {
+		// The log decides: bare base rates would only be noise.
+		kept := guesses[:0]
+		for _, g := range guesses {
+			if len(g.Signals) > 0 {
+				kept = append(kept, g)
+			}
+		}
+		guesses = kept
+	}
+	if len(guesses) > maxGuesses {
+		guesses = guesses[:maxGuesses]
+	}
+	return append(found, guesses...)
+}
+
+// priorFinding is the finding of a culprit that fired no signal: its
+// title and documentation, named as a plausible cause for this kind of
+// failure.
+func priorFinding(c *Culprit, f *Facts) Finding {
+	return Finding{
+		Culprit:     c.ID,
+		Event:       f.Ev.ID,
+		Title:       c.Title,
+		Explanation: "Nothing in the log points at this cause; it is common for failures of this kind. " + c.Doc,
+		Evidence:    []Evidence{f.EventLine()},
+		Quantities:  Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested},
+		Decide:      c.WouldDecide,
+		Capture:     c.Capture,
+	}
 }
 
 // distinctFailures returns the indexes of the events that are not repeats

@@ -10,12 +10,32 @@ import (
 // the request, yet no block of it is large enough. It fires only when
 // reserved-but-unallocated ≥ the request (research: peers.md §10 items
 // 6–7), with confidence growing with the idle share of the device.
-func fragmentation() Rule {
-	return Rule{
+// Signals of fragmentation.
+const (
+	fragIdleLarge = "fragmentation/idle-cache-large"
+	fragIdleSmall = "fragmentation/idle-cache-small"
+	fragXLA       = "fragmentation/xla-pool"
+)
+
+// fragmentation: memory PyTorch has reserved but not allocated would hold
+// the request, yet no block of it is large enough. It fires only when
+// reserved-but-unallocated ≥ the request (research: peers.md §10 items
+// 6–7); the idle share of the device says how much it matters.
+func fragmentation() Culprit {
+	return Culprit{
 		ID:        "fragmentation",
 		Title:     "Reserved-but-unallocated memory would hold the request, but it is split into pieces too small",
+		Doc:       "PyTorch's caching allocator keeps freed blocks for reuse. When tensors of many sizes come and go, the reserved memory ends up split into blocks that are each smaller than the next request, although together they would hold it. Expandable segments (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) let a segment grow instead of leaving slivers; max_split_size_mb limits splitting on older versions.",
 		Recognise: "2.x: \"reserved by PyTorch but unallocated\" ≥ the requested size; 1.x: reserved − allocated ≥ the request. Large idle cache relative to the device.",
-		Check:     checkFragmentation,
+		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing},
+		Signals: []Signal{
+			{Name: fragIdleLarge, Strength: EvidenceSignal, Start: 1.5, Doc: "reserved-but-unallocated ≥ the request and ≥ 10% of the device"},
+			{Name: fragIdleSmall, Strength: EvidenceSignal, Start: -0.5, Doc: "reserved-but-unallocated ≥ the request, but under 10% of the device"},
+			{Name: fragXLA, Strength: PriorSignal, Start: -0.5, Doc: "an XLA pool that grows on demand"},
+		},
+		WouldDecide: "how the reserved memory is split: the largest free block against the request",
+		Capture:     "print torch.cuda.memory_summary() at the failure (oomdoc run --capture records a snapshot)",
+		Assess:      checkFragmentation,
 	}
 }
 
@@ -23,7 +43,8 @@ func checkFragmentation(f *Facts) *Finding {
 	ev := f.Ev
 	if ev.Kind == parser.KindXLA {
 		// XLA's BFC allocator without preallocation fragments as it grows.
-		fd := &Finding{Culprit: "fragmentation", Event: ev.ID, Confidence: 0.25, Quantities: Quantities{RequestedBytes: f.Requested}}
+		fd := &Finding{Culprit: "fragmentation", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested}}
+		fd.fire(fragXLA)
 		fd.Title = "Possibly fragmentation of XLA's growing memory pool"
 		fd.Explanation = "With preallocation disabled (XLA_PYTHON_CLIENT_PREALLOCATE=false) or the platform allocator, XLA grows its pool on demand and can fail to find a contiguous block although enough memory is free in total."
 		fd.Decide = "whether XLA_PYTHON_CLIENT_PREALLOCATE / XLA_PYTHON_CLIENT_ALLOCATOR are set, and the jaxlib version"
@@ -38,7 +59,11 @@ func checkFragmentation(f *Facts) *Finding {
 	if f.Capacity > 0 {
 		share = float64(f.Unallocated) / float64(f.Capacity)
 	}
-	fd.Confidence = 0.25 + 0.5*min(1, share/0.2)
+	if share >= 0.1 {
+		fd.fire(fragIdleLarge)
+	} else {
+		fd.fire(fragIdleSmall)
+	}
 	fd.Title = fmt.Sprintf("%s reserved but unallocated, yet no block of %s", size(f.Unallocated), size(f.Requested))
 	fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("reserved − allocated = %s ≥ requested %s", size(f.Unallocated), size(f.Requested)))
 	if f.Capacity > 0 {

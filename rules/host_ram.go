@@ -9,21 +9,38 @@ import (
 
 // hostRAM: CPU RAM ran out — the kernel's OOM killer, a SIGKILL, a
 // DataLoader worker killed, or PyTorch's CPU allocator refusing.
-func hostRAM() Rule {
-	return Rule{
+func hostRAM() Culprit {
+	return Culprit{
 		ID:        "host-ram",
 		Title:     "Host (CPU) RAM ran out, not GPU memory",
+		Doc:       "The machine's RAM (or its container's or batch job's limit) ran out: the kernel's OOM killer ended the process, or an allocation on the CPU was refused. Loading a checkpoint into RAM before moving it to the GPU, DataLoader workers each holding a copy of the dataset, and CPU copies of large tensors are the usual holders. GPU settings do not change it.",
 		Recognise: "\"Killed\", \"killed by signal: Killed\", exit code -9/137, the kernel's \"Out of memory: Killed process\", cgroup oom-kill, DefaultCPUAllocator: can't allocate memory; a DataLoader \"Bus error\" means /dev/shm.",
-		Check:     checkHostRAM,
+		Signals: []Signal{
+			{Name: hostCPUAlloc, Strength: EvidenceSignal, Start: 3.0, Doc: "a CPU allocator refused an allocation"},
+			{Name: hostKill, Strength: EvidenceSignal, Start: 3.0, Doc: "the kernel or batch system killed the process for memory"},
+			{Name: hostSuspectKill, Strength: EvidenceSignal, Start: 1.5, Doc: "a SIGKILL / 'Killed' the log does not attribute to memory"},
+			{Name: hostShm, Strength: EvidenceSignal, Start: 3.0, Doc: "a DataLoader worker died of SIGBUS (shared memory full)"},
+		},
+		WouldDecide: "the kernel log: a SIGKILL is an OOM kill only when the kernel or the batch system says so",
+		Capture:     "dmesg | grep -i -E 'killed process|out of memory' (or journalctl -k), and the cgroup's memory.events",
+		Assess:      checkHostRAM,
 	}
 }
+
+// Signals of host-ram.
+const (
+	hostCPUAlloc    = "host-ram/cpu-allocator"
+	hostKill        = "host-ram/oom-kill"
+	hostSuspectKill = "host-ram/suspected-kill"
+	hostShm         = "host-ram/shared-memory"
+)
 
 func checkHostRAM(f *Facts) *Finding {
 	ev := f.Ev
 	fd := &Finding{Culprit: "host-ram", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested}}
 	switch ev.Kind {
 	case parser.KindCPU:
-		fd.Confidence = 0.9
+		fd.fire(hostCPUAlloc)
 		fd.Title = "The CPU allocator could not get host memory"
 		if f.Requested > 0 {
 			fd.Title = fmt.Sprintf("One %s host allocation failed", size(f.Requested))
@@ -31,9 +48,10 @@ func checkHostRAM(f *Facts) *Finding {
 		}
 		fd.Explanation = "This is host RAM, not the GPU: a tensor on the CPU (loading a checkpoint, moving a model or a full-graph batch to CPU, building a large array) asked for more than the machine — or its container's limit — can give."
 	case parser.KindHostKill:
-		fd.Confidence = 0.85
-		if ev.Suspected {
-			fd.Confidence = 0.6
+		if !ev.Suspected {
+			fd.fire(hostKill)
+		} else {
+			fd.fire(hostSuspectKill)
 			fd.Decide = "the kernel log (dmesg | grep -i oom, or journalctl -k): a SIGKILL is an OOM kill only when the kernel or the batch system says so"
 		}
 		fd.Title = "The process was killed for using too much host RAM"
@@ -41,7 +59,7 @@ func checkHostRAM(f *Facts) *Finding {
 		if strings.Contains(ev.Signal, "Bus error") {
 			fd.Title = "DataLoader workers ran out of shared memory (/dev/shm)"
 			fd.Explanation = "A DataLoader worker died of SIGBUS: workers hand batches to the main process through shared memory (/dev/shm), and it is full — common in Docker's default 64 MB /dev/shm or with many workers and large batches."
-			fd.Confidence = 0.85
+			fd.Signals = []string{hostShm}
 		}
 	default:
 		return nil

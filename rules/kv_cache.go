@@ -8,14 +8,30 @@ import (
 
 // kvCache: the generation cache grows with context × batch, or is
 // preallocated to the model's maximum context.
-func kvCache() Rule {
-	return Rule{
+func kvCache() Culprit {
+	return Culprit{
 		ID:        "kv-cache",
 		Title:     "The generation KV cache: grows with context length × batch, or is preallocated to the maximum context",
+		Doc:       "Generation keeps the attention keys and values of every past token: 2 × layers × KV heads × head_dim × bytes per token, times the batch (and beams). It grows by that much for each generated token, or — with a static cache — is allocated up front for the maximum sequence length whatever the prompt's length.",
 		Recognise: "Frames in generate, a cache update or torch.cat of past keys/values, a static cache or setup_caches preallocating max_seq_len; long max_new_tokens / max_length.",
-		Check:     checkKVCache,
+		Excludes:  []string{parser.KindHostKill, parser.KindCPU},
+		Signals: []Signal{
+			{Name: kvFrames, Strength: EvidenceSignal, Start: 2.0, Doc: "frames or lines that update or allocate the key/value cache"},
+			{Name: kvServing, Strength: PriorSignal, Start: 0.0, Doc: "a serving engine's admission error"},
+			{Name: kvGenerate, Strength: PriorSignal, Start: 0.3, Doc: "the failure is inside generate()"},
+		},
+		WouldDecide: "the input length, max_new_tokens and batch/beam count of the failing call",
+		Capture:     "print input_ids.shape and the generation config (max_new_tokens, num_beams) before generate()",
+		Assess:      checkKVCache,
 	}
 }
+
+// Signals of kv-cache.
+const (
+	kvFrames   = "kv-cache/cache-frames"
+	kvServing  = "kv-cache/serving-admission"
+	kvGenerate = "kv-cache/generate-phase"
+)
 
 // kvCue holds the words that point at the generation KV cache.
 func kvCue() cue {
@@ -26,7 +42,7 @@ func checkKVCache(f *Facts) *Finding {
 	ev := f.Ev
 	fd := &Finding{Culprit: "kv-cache", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Inference: true}}
 	if e, ok := f.Find(kvCue()); ok {
-		fd.Confidence = 0.75
+		fd.fire(kvFrames)
 		fd.Evidence = append(fd.Evidence, e)
 		fd.Title = "The KV cache does not fit"
 		fd.Explanation = "The failing allocation is the attention key/value cache. Its size is 2 × layers × KV heads × head_dim × bytes per token, times the tokens it is sized for."
@@ -35,15 +51,15 @@ func checkKVCache(f *Facts) *Finding {
 			fd.Explanation += " Here it is preallocated up front (a static cache sized to the maximum sequence length), so it costs its full size before a single token is generated, whatever the prompt's length."
 		}
 	} else if ev.Kind == parser.KindServing {
-		fd.Confidence = 0.5
+		fd.fire(kvServing)
 		fd.Evidence = append(fd.Evidence, f.EventLine())
 		fd.Title = "The KV cache for the maximum context does not fit the serving budget"
 		fd.Explanation = "The engine sizes its KV cache for at least one request at max_model_len; at the model's default context that exceeds what is left after the weights."
 		if ev.MaxModelLen != nil {
 			fd.Quantities.MaxModelLen = *ev.MaxModelLen
 		}
-	} else if ev.Phase == parser.PhaseGenerate && !f.elsewhere() {
-		fd.Confidence = 0.4
+	} else if ev.Phase == parser.PhaseGenerate {
+		fd.fire(kvGenerate)
 		fd.Evidence = append(fd.Evidence, f.EventLine())
 		if e, ok := f.Find(words("generate(", "._sample", "greedy_search", "beam_search")); ok {
 			fd.Evidence = append(fd.Evidence, e)
@@ -68,16 +84,4 @@ func checkKVCache(f *Facts) *Finding {
 		}
 	}
 	return fd
-}
-
-// elsewhere reports whether the frames or nearby lines point at a more
-// specific allocation than the cache (the vision path, attention scores,
-// logits): a failure inside generate() is then not the cache's growth.
-func (f *Facts) elsewhere() bool {
-	for _, c := range []cue{visionCue(), attentionCue(), logitsCue(), vaeCue()} {
-		if _, ok := f.Find(c); ok {
-			return true
-		}
-	}
-	return false
 }

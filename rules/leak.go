@@ -11,14 +11,34 @@ import (
 // across repeated failures of one device, on a failure after many steps,
 // and — as a low-confidence alternative — on any training-step failure
 // whose step count the log does not show.
-func leak() Rule {
-	return Rule{
+func leak() Culprit {
+	return Culprit{
 		ID:        "leak",
 		Title:     "Memory grows across iterations: tensors kept alive or graph history accumulated",
+		Doc:       "Something keeps tensors alive from one iteration to the next — a running loss summed without .item(), outputs or logits appended to a list, a retained graph, predictions concatenated on the device — so allocated memory rises every step until an ordinary allocation fails. torch.cuda.empty_cache() cannot free tensors that are still referenced.",
 		Recognise: "An OOM only after many steps or epochs; allocated figures growing across repeated OOMs; `total_loss += loss` without .item(), lists of outputs kept across iterations.",
-		Check:     checkLeak,
+		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindMPS, parser.KindNCCL},
+		Signals: []Signal{
+			{Name: leakEvalAccumulation, Strength: EvidenceSignal, Start: 2.0, Doc: "an evaluation loop concatenating every batch's predictions on the device"},
+			{Name: leakGrowth, Strength: EvidenceSignal, Start: 2.5, Doc: "allocated memory grows between repeated failures on one device"},
+			{Name: leakCode, Strength: EvidenceSignal, Start: 1.2, Doc: "code that keeps tensors across iterations (loss summed without .item(), outputs appended)"},
+			{Name: leakLateStep, Strength: PriorSignal, Start: 0.3, Doc: "the failure comes after a whole epoch or 100+ steps"},
+			{Name: leakTraining, Strength: PriorSignal, Start: -0.5, Doc: "a training step whose step count the log does not show"},
+		},
+		WouldDecide: "whether memory rises step after step: a steady rise is a leak, a flat line with one spike is a large batch",
+		Capture:     "log torch.cuda.memory_allocated() every N steps",
+		Assess:      checkLeak,
 	}
 }
+
+// Signals of leak.
+const (
+	leakEvalAccumulation = "leak/eval-accumulation"
+	leakGrowth           = "leak/growth-between-failures"
+	leakCode             = "leak/kept-tensors-code"
+	leakLateStep         = "leak/late-step"
+	leakTraining         = "leak/training-step"
+)
 
 // leakCue holds the words that point at tensors kept alive across iterations.
 func leakCue() cue {
@@ -34,33 +54,29 @@ func evalAccumulationCue() cue {
 
 func checkLeak(f *Facts) *Finding {
 	ev := f.Ev
-	switch ev.Kind {
-	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindMPS, parser.KindNCCL:
-		return nil
-	}
 	fd := &Finding{Culprit: "leak", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested}}
 	fd.Title = "Memory grows from one iteration to the next"
 	fd.Explanation = "Something keeps tensors alive across iterations — a running loss summed without .item(), outputs appended to a list, a graph retained — so memory rises each step until an ordinary allocation fails. empty_cache() cannot free referenced tensors."
 	if e, ok := f.Find(evalAccumulationCue()); ok {
-		fd.Confidence = 0.75
+		fd.fire(leakEvalAccumulation)
 		fd.Variant = VariantEvalAccumulate
 		fd.Title = "Evaluation predictions accumulate on the GPU"
 		fd.Explanation = "The evaluation loop concatenates every batch's predictions (logits) into one growing tensor on the GPU; with many examples or a large output vocabulary it outgrows the device long before the loop ends. Moving predictions to the CPU every few steps, or reducing logits before keeping them, bounds it."
 		fd.Evidence = append(fd.Evidence, e)
 	} else if grown := f.growth(); grown > 0 {
-		fd.Confidence = 0.8
+		fd.fire(leakGrowth)
 		fd.Quantities.HolderBytes = grown
 		fd.Arithmetic = append(fd.Arithmetic, "allocated grew by "+size(grown)+" between repeated failures on the same device")
 	} else if e, ok := f.Find(leakCue()); ok {
-		fd.Confidence = 0.6
+		fd.fire(leakCode)
 		fd.Evidence = append(fd.Evidence, e)
 	} else if p := f.progress(); p != nil && (p.Epoch != nil && *p.Epoch >= 2 || p.Step != nil && *p.Step >= 100) {
 		// epoch 2 is past a whole epoch whether the log counts from 0 or 1
-		fd.Confidence = 0.45
+		fd.fire(leakLateStep)
 		fd.Evidence = append(fd.Evidence, Evidence{Input: f.Input, Line: p.Line, Text: progressText(p)})
 		fd.Decide = "memory_allocated() logged every N steps: a steady rise is a leak, a flat line with one spike is a large batch"
 	} else if f.Training >= 0.8 && (ev.Phase == parser.PhaseBackward || ev.Phase == parser.PhaseForward || ev.Phase == parser.PhaseUnknown) {
-		fd.Confidence = 0.25
+		fd.fire(leakTraining)
 		fd.Decide = "whether it failed on the first step or after many: log torch.cuda.memory_allocated() each step"
 	} else {
 		return nil

@@ -4,38 +4,58 @@ import "github.com/oomdoc/oomdoc/parser"
 
 // libraryWorkspace: a cuDNN, cuBLAS or NCCL handle or workspace could not
 // be allocated — the device was already full when the library asked.
-func libraryWorkspace() Rule {
-	return Rule{
+func libraryWorkspace() Culprit {
+	return Culprit{
 		ID:        "library-workspace",
 		Title:     "A cuDNN / cuBLAS / NCCL workspace or handle could not be allocated",
+		Doc:       "Math and communication libraries allocate handles and workspaces outside PyTorch's tensors, often lazily on first use. When the device is already full they fail with their own status codes instead of a clean out-of-memory message. The fix is headroom: less resident memory, or creating the handles (a warm-up call) before the big allocations.",
 		Recognise: "CUBLAS_STATUS_ALLOC_FAILED, CUDNN_STATUS_* (INTERNAL_ERROR and NOT_INITIALIZED are often memory), NCCL's \"Cuda failure 2 'out of memory'\".",
-		Check:     checkLibraryWorkspace,
+		Signals: []Signal{
+			{Name: libCUBLAS, Strength: EvidenceSignal, Start: 2.5, Doc: "cuBLAS reports an allocation failure"},
+			{Name: libCUDNN, Strength: EvidenceSignal, Start: 2.0, Doc: "cuDNN reports a memory status"},
+			{Name: libCUDNNSuspect, Strength: EvidenceSignal, Start: 1.0, Doc: "cuDNN reports a status that is often, not always, memory"},
+			{Name: libNCCL, Strength: EvidenceSignal, Start: 2.5, Doc: "NCCL could not allocate its buffers"},
+			{Name: libCue, Strength: EvidenceSignal, Start: 0.0, Doc: "a cuBLAS/cuDNN frame or line near a generic failure"},
+		},
+		WouldDecide: "free memory at the failing call: a library status is memory only when the device is nearly full",
+		Capture:     "print torch.cuda.mem_get_info() just before the failing call",
+		Assess:      checkLibraryWorkspace,
 	}
 }
+
+// Signals of library-workspace.
+const (
+	libCUBLAS       = "library-workspace/cublas-alloc"
+	libCUDNN        = "library-workspace/cudnn-status"
+	libCUDNNSuspect = "library-workspace/cudnn-suspected"
+	libNCCL         = "library-workspace/nccl-alloc"
+	libCue          = "library-workspace/library-frames"
+)
 
 func checkLibraryWorkspace(f *Facts) *Finding {
 	ev := f.Ev
 	fd := &Finding{Culprit: "library-workspace", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested}}
 	switch ev.Kind {
 	case parser.KindCUBLAS:
-		fd.Confidence = 0.8
+		fd.fire(libCUBLAS)
 		fd.Title = "cuBLAS could not allocate its handle or workspace"
 	case parser.KindCUDNN:
-		fd.Confidence = 0.75
-		if ev.Suspected {
-			fd.Confidence = 0.6
+		if !ev.Suspected {
+			fd.fire(libCUDNN)
+		} else {
+			fd.fire(libCUDNNSuspect)
 			fd.Decide = "free memory at the failing call (torch.cuda.mem_get_info()): this cuDNN status is memory only when the device is nearly full"
 		}
 		fd.Title = "cuDNN could not set up its handle or workspace"
 	case parser.KindNCCL:
-		fd.Confidence = 0.8
+		fd.fire(libNCCL)
 		fd.Title = "NCCL could not allocate its communication buffers"
 	default:
 		e, ok := f.Find(words("cublas", "cudnn", "CUBLAS_WORKSPACE"))
 		if !ok {
 			return nil
 		}
-		fd.Confidence = 0.35
+		fd.fire(libCue)
 		fd.Title = "A library workspace allocation failed"
 		fd.Evidence = append(fd.Evidence, e)
 	}

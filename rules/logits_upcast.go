@@ -10,14 +10,32 @@ import (
 // or in the loss. It fires on lm_head / logits.float() / cross_entropy
 // frames, and on a large request that factors exactly as tokens × a known
 // vocabulary × 4 bytes on a device that holds a model.
-func logitsUpcast() Rule {
-	return Rule{
+func logitsUpcast() Culprit {
+	return Culprit{
 		ID:        "logits-upcast",
 		Title:     "Full-vocabulary logits (often upcast to float32) for every position",
+		Doc:       "The language-model head computes batch × positions × vocabulary scores. Many models upcast them to float32 for the softmax or the loss, and the loss makes further copies of the same size; with vocabularies of 150k–260k words this one tensor can outweigh a layer's activations. Only the last position's logits are needed to generate.",
 		Recognise: "Frames in lm_head, logits.float(), cross_entropy or log_softmax over a large vocabulary; a request ≈ batch × seq × vocab × 4 B.",
-		Check:     checkLogitsUpcast,
+		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL},
+		Signals: []Signal{
+			{Name: logitsFrames, Strength: EvidenceSignal, Start: 1.5, Doc: "frames in lm_head, the logits' upcast or the loss over them"},
+			{Name: logitsTFShape, Strength: EvidenceSignal, Start: 1.5, Doc: "the failing tensor's last dimension is a model vocabulary"},
+			{Name: logitsFactor, Strength: HypothesisSignal, Start: 0.5, Doc: "the exact byte count factors as positions × a known vocabulary × bytes"},
+			{Name: logitsBigInference, Strength: PriorSignal, Start: -0.5, Doc: "one multi-GiB buffer in an inference runtime, without frames"},
+		},
+		WouldDecide: "the frames of the failing call: a traceback through lm_head or the loss would confirm it",
+		Capture:     "rerun with the full traceback and print input_ids.shape and the model's vocab_size",
+		Assess:      checkLogitsUpcast,
 	}
 }
+
+// Signals of logits-upcast.
+const (
+	logitsFrames       = "logits-upcast/lm-head-frames"
+	logitsTFShape      = "logits-upcast/vocab-shape"
+	logitsFactor       = "logits-upcast/vocab-factorisation"
+	logitsBigInference = "logits-upcast/big-inference-buffer"
+)
 
 // logitsCue holds the words that point at full-vocabulary logits or the loss over them.
 func logitsCue() cue {
@@ -26,10 +44,6 @@ func logitsCue() cue {
 
 func checkLogitsUpcast(f *Facts) *Finding {
 	ev := f.Ev
-	switch ev.Kind {
-	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL:
-		return nil
-	}
 	if ev.Phase == parser.PhaseLoad {
 		return nil // lm_head in a constructor allocates weights, not logits
 	}
@@ -64,22 +78,19 @@ func checkLogitsUpcast(f *Facts) *Finding {
 	}
 	switch {
 	case cued:
-		fd.Confidence = 0.6
-		if f.TrainingLikely() {
-			fd.Confidence = 0.5 // the loss is one activation among many in training
-		}
+		fd.fire(logitsFrames)
 		fd.Evidence = append(fd.Evidence, e)
-	case tokens > 0 && tokens%64 != 0:
+	case vocabShape(ev, f):
+		fd.fire(logitsTFShape)
+	case tokens > 0 && (tokens%64 != 0 || ev.Kind == parser.KindMPS):
 		// No frames, but the size is an exact product with a real
 		// vocabulary and an unround token count: a prompt's positions.
-		fd.Confidence = 0.5
+		fd.fire(logitsFactor)
 		fd.Decide = "the frames of the failing call: a traceback through lm_head or the loss would confirm it"
-	case tokens > 0 && ev.Kind == parser.KindMPS:
-		fd.Confidence = 0.35
 	case len(ev.Frames) == 0 && f.Requested >= 4*gib && f.Inference > 0 && !f.TrainingLikely():
 		// One multi-GiB buffer in an inference runtime with fused attention:
 		// the largest single tensor of a long prefill is its logits.
-		fd.Confidence = 0.45
+		fd.fire(logitsBigInference)
 		for _, v := range []int64{262144, 151936, 128256} {
 			t := (f.Requested + v*2) / (v * 4)
 			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s ≈ %s positions × %s vocabulary × 4 B", size(f.Requested), commas(t), commas(v)))
@@ -97,4 +108,27 @@ func checkLogitsUpcast(f *Facts) *Finding {
 		fd.Title = fmt.Sprintf("Float logits for %s positions × %s vocabulary", commas(tokens), commas(v))
 	}
 	return fd
+}
+
+// vocabShape reports whether the failing tensor's last dimension is a
+// vocabulary: a known model's, or one of the catalogue's (at least 30,000
+// and not a power of two, which round buffer shapes are).
+func vocabShape(ev *parser.Event, f *Facts) bool {
+	s := ev.TensorShape
+	if len(s) < 2 {
+		return false
+	}
+	last := s[len(s)-1]
+	if f.Model != nil && f.Model.Vocab > 0 {
+		return last == f.Model.Vocab
+	}
+	if last < 30000 || last&(last-1) == 0 {
+		return false
+	}
+	for _, v := range f.Cat.Vocabularies() {
+		if v == last {
+			return true
+		}
+	}
+	return false
 }

@@ -7,21 +7,31 @@ import (
 )
 
 // mpsLimit: Apple's MPS allocator refused to pass its high watermark.
-func mpsLimit() Rule {
-	return Rule{
+func mpsLimit() Culprit {
+	return Culprit{
 		ID:        "mps-limit",
 		Title:     "Apple MPS allocator's high-watermark limit",
+		Doc:       "On Apple silicon, PyTorch caps MPS memory at a high watermark (PYTORCH_MPS_HIGH_WATERMARK_RATIO, by default 1.7 × the memory the system recommends for the GPU). GPU and CPU share the same RAM, so the cap protects the whole machine; a request that would pass it fails although the machine may have RAM left.",
 		Recognise: "\"MPS backend out of memory (MPS allocated: …, other allocations: …, max allowed: …)\".",
-		Check:     checkMPSLimit,
+		Signals: []Signal{
+			{Name: mpsWatermark, Strength: EvidenceSignal, Start: 2.0, Doc: "PyTorch's MPS allocator refused to pass its watermark"},
+		},
+		WouldDecide: "what the process holds on the GPU against the watermark",
+		Capture:     "print torch.mps.current_allocated_memory() and torch.mps.driver_allocated_memory() before the failing call",
+		Assess:      checkMPSLimit,
 	}
 }
+
+// Signals of mps-limit.
+const mpsWatermark = "mps-limit/watermark"
 
 func checkMPSLimit(f *Facts) *Finding {
 	ev := f.Ev
 	if ev.Kind != parser.KindMPS || ev.Framework != "pytorch" {
 		return nil
 	}
-	fd := &Finding{Culprit: "mps-limit", Event: ev.ID, Confidence: 0.7, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested}}
+	fd := &Finding{Culprit: "mps-limit", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested}}
+	fd.fire(mpsWatermark)
 	fd.Title = "The MPS allocator hit its memory cap"
 	fd.Explanation = "On Apple silicon, PyTorch caps MPS memory at a high watermark (PYTORCH_MPS_HIGH_WATERMARK_RATIO) of the unified memory the system recommends for the GPU. The request would pass that cap; GPU and CPU share the same RAM, so the cap protects the whole machine."
 	if f.Capacity > 0 && f.Requested > 0 {

@@ -7,14 +7,30 @@ import "github.com/oomdoc/oomdoc/parser"
 // inference_mode, and — weakly — on PyTorch 0.x's THC message: 0.4 removed
 // `volatile=True`, so evaluation code written for 0.3 started recording
 // graphs and running out of memory.
-func noGradMissing() Rule {
-	return Rule{
+func noGradMissing() Culprit {
+	return Culprit{
 		ID:        "no-grad-missing",
 		Title:     "Evaluation or inference that records autograd graphs (no torch.no_grad / inference_mode)",
+		Doc:       "Without torch.no_grad() or torch.inference_mode(), every forward pass records the autograd graph and keeps its activations for a backward pass that never comes. In an evaluation loop inside a training program they pile up batch after batch; model.eval() does not switch this off (it only changes dropout and batch-norm).",
 		Recognise: "An OOM in validation/eval/predict code with no no_grad or inference_mode in sight; memory growing during evaluation only; pre-0.4 code relying on volatile=True.",
-		Check:     checkNoGradMissing,
+		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindXLA, parser.KindTF},
+		Signals: []Signal{
+			{Name: noGradEvalInTraining, Strength: EvidenceSignal, Start: 1.2, Doc: "evaluation frames without no_grad in a program that also trains"},
+			{Name: noGradEvalFrames, Strength: EvidenceSignal, Start: 0.6, Doc: "evaluation or prediction frames with no no_grad / inference_mode in sight"},
+			{Name: noGradOldTorch, Strength: PriorSignal, Start: 0.0, Doc: "PyTorch 0.x's THC message (0.4 removed volatile=True)"},
+		},
+		WouldDecide: "whether the failing forward runs under torch.no_grad() / torch.inference_mode()",
+		Capture:     "print torch.is_grad_enabled() just before the failing call",
+		Assess:      checkNoGradMissing,
 	}
 }
+
+// Signals of no-grad-missing.
+const (
+	noGradEvalInTraining = "no-grad-missing/eval-in-training"
+	noGradEvalFrames     = "no-grad-missing/eval-frames"
+	noGradOldTorch       = "no-grad-missing/torch-0.x"
+)
 
 // evalCue holds the words that point at evaluation code.
 func evalCue() cue {
@@ -23,10 +39,6 @@ func evalCue() cue {
 
 func checkNoGradMissing(f *Facts) *Finding {
 	ev := f.Ev
-	switch ev.Kind {
-	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindXLA, parser.KindTF:
-		return nil
-	}
 	// Hugging Face Trainer's evaluation and prediction steps run under
 	// torch.no_grad already.
 	if _, guarded := f.Find(words("no_grad", "inference_mode", "torch.inference", "transformers/trainer.py", "prediction_step", "evaluation_loop")); guarded {
@@ -41,15 +53,16 @@ func checkNoGradMissing(f *Facts) *Finding {
 	if e, ok := f.Find(evalCue()); ok && (ev.Phase == parser.PhaseEval || ev.Phase == parser.PhaseForward || ev.Phase == parser.PhaseUnknown) {
 		// Evaluation inside a training program is where no_grad is most
 		// often forgotten; a stand-alone inference script is less telling.
-		fd.Confidence = 0.45
 		if f.Training >= 0.8 {
-			fd.Confidence = 0.6
+			fd.fire(noGradEvalInTraining)
+		} else {
+			fd.fire(noGradEvalFrames)
 		}
 		fd.Evidence = append(fd.Evidence, e, f.EventLine())
 		return fd
 	}
 	if ev.Variant == "torch-0.x-thc" {
-		fd.Confidence = 0.35
+		fd.fire(noGradOldTorch)
 		fd.Evidence = append(fd.Evidence, f.EventLine())
 		fd.Explanation += " This message comes from PyTorch 0.x (THC), the era in which 0.4 removed Variable(volatile=True): evaluation code written for 0.3 silently started recording graphs."
 		fd.Decide = "whether the failure happens in evaluation or inference code, and whether it runs under torch.no_grad()"

@@ -8,14 +8,28 @@ import (
 
 // optimizerState: the optimizer's states (Adam: two float32 copies of every
 // trainable parameter) are created at the first step.
-func optimizerState() Rule {
-	return Rule{
+func optimizerState() Culprit {
+	return Culprit{
 		ID:        "optimizer-state",
 		Title:     "Optimizer state: Adam keeps two float32 copies of every trainable parameter",
+		Doc:       "Adam and AdamW allocate exp_avg and exp_avg_sq — two float32 tensors the size of every trainable parameter — on the first optimizer.step(). For full fine-tuning that is 8 bytes per parameter on top of the weights and the gradients; 8-bit optimizers, parameter-efficient fine-tuning (LoRA) or sharding the state (ZeRO/FSDP) shrink it.",
 		Recognise: "A failure in optimizer.step(), _multi_tensor_adam, _init_group, or zeros_like of exp_avg — usually at the very first step.",
-		Check:     checkOptimizerState,
+		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing},
+		Signals: []Signal{
+			{Name: optimFrames, Strength: EvidenceSignal, Start: 2.5, Doc: "frames in the optimizer's step or its state initialisation"},
+			{Name: optimPhase, Strength: EvidenceSignal, Start: 1.5, Doc: "the parser places the failure in the optimizer step"},
+		},
+		WouldDecide: "whether it fails at the first optimizer step",
+		Capture:     "print torch.cuda.memory_allocated() before and after the first optimizer.step()",
+		Assess:      checkOptimizerState,
 	}
 }
+
+// Signals of optimizer-state.
+const (
+	optimFrames = "optimizer-state/optimizer-frames"
+	optimPhase  = "optimizer-state/optimizer-phase"
+)
 
 // optimizerCue holds the words that point at an optimizer step.
 func optimizerCue() cue {
@@ -28,10 +42,13 @@ func checkOptimizerState(f *Facts) *Finding {
 	if !ok && ev.Phase != parser.PhaseOptimizer {
 		return nil
 	}
-	if !ok {
+	fd := &Finding{Culprit: "optimizer-state", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Training: true, Params: f.Params}}
+	if ok {
+		fd.fire(optimFrames)
+	} else {
+		fd.fire(optimPhase)
 		e = f.EventLine()
 	}
-	fd := &Finding{Culprit: "optimizer-state", Event: ev.ID, Confidence: 0.85, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Training: true, Params: f.Params}}
 	fd.Evidence = append(fd.Evidence, e, f.EventLine())
 	fd.Title = "The optimizer's state is created at the first step and does not fit"
 	fd.Explanation = "Adam and AdamW allocate exp_avg and exp_avg_sq — two float32 tensors the size of every trainable parameter — on the first optimizer.step(). For full fine-tuning that is 8 bytes per parameter on top of weights and gradients."

@@ -11,22 +11,47 @@ import (
 // other processes, another framework or a notebook kernel. It fires on the
 // message's own process list, on nvidia-smi rows, and on the arithmetic
 // capacity − free − what this process holds.
-func otherProcess() Rule {
-	return Rule{
+// Signals of other-process.
+const (
+	otherListed     = "other-process/processes-listed"
+	otherStartup    = "other-process/serving-startup-check"
+	otherOutside    = "other-process/held-outside-arithmetic"
+	otherNonTorch   = "other-process/non-pytorch-in-process"
+	otherUnexplain  = "other-process/holder-not-printed"
+	otherSMI        = "other-process/nvidia-smi-processes"
+	otherRankNonPyT = "other-process/multi-rank-overhead"
+)
+
+// otherProcess: memory held outside this process's PyTorch allocator —
+// other processes, another framework or a notebook kernel. It fires on the
+// message's own process list, on nvidia-smi rows, and on the arithmetic
+// capacity − free − what this process holds.
+func otherProcess() Culprit {
+	return Culprit{
 		ID:        "other-process",
 		Title:     "Memory held outside this process's PyTorch allocator",
+		Doc:       "Part of the device is held by something PyTorch's allocator does not manage: another job or a zombie process, a notebook kernel that still holds a model, the desktop, another framework (TensorFlow or JAX preallocate most of the device), or CUDA contexts and libraries inside this process. Nothing inside this program frees it; the holder must be stopped or the job moved to a free device.",
 		Recognise: "\"Process N has X memory in use\" for other PIDs; capacity − free − this process's memory is large; nvidia-smi shows other processes; non-PyTorch memory (in-use − reserved) is large.",
-		Check:     checkOtherProcess,
+		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindMPS},
+		Signals: []Signal{
+			{Name: otherListed, Strength: EvidenceSignal, Start: 2.5, Doc: "the message lists other processes holding at least the request"},
+			{Name: otherStartup, Strength: EvidenceSignal, Start: 1.0, Doc: "a serving engine found less free memory at start-up than it was told to use"},
+			{Name: otherOutside, Strength: EvidenceSignal, Start: 1.5, Doc: "capacity − free − this process leaves ≥ max(1 GiB, 10%) held elsewhere"},
+			{Name: otherNonTorch, Strength: EvidenceSignal, Start: 0.5, Doc: "in-use − reserved: large non-PyTorch memory inside this process"},
+			{Name: otherRankNonPyT, Strength: PriorSignal, Start: -1.0, Doc: "non-PyTorch memory in a multi-rank job (communication buffers and contexts)"},
+			{Name: otherUnexplain, Strength: PriorSignal, Start: -0.5, Doc: "the device is full and the message does not say who holds it"},
+			{Name: otherSMI, Strength: EvidenceSignal, Start: 1.5, Doc: "nvidia-smi lists several processes using the device"},
+		},
+		WouldDecide: "who holds the device at the moment of the failure",
+		Capture:     "run nvidia-smi (or torch.cuda.list_gpu_processes()) right before the failing step",
+		Assess:      checkOtherProcess,
 	}
 }
 
 func checkOtherProcess(f *Facts) *Finding {
 	ev := f.Ev
-	switch ev.Kind {
-	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindMPS:
-		if !(ev.Kind == parser.KindServing && ev.Variant == "vllm-startup") {
-			return nil
-		}
+	if ev.Kind == parser.KindServing && ev.Variant != "vllm-startup" {
+		return nil
 	}
 	fd := &Finding{Culprit: "other-process", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested}}
 	fd.Title = "Another process (or non-PyTorch memory) holds the device"
@@ -34,7 +59,7 @@ func checkOtherProcess(f *Facts) *Finding {
 	floor := max(gib, f.Capacity/10)
 	switch {
 	case f.OthersBytes > 0 && f.OthersBytes >= max(f.Requested, f.Capacity/20):
-		fd.Confidence = 0.85
+		fd.fire(otherListed)
 		fd.Quantities.HolderBytes = f.OthersBytes
 		for _, p := range ev.OtherProcesses {
 			if p.Bytes != nil {
@@ -42,26 +67,30 @@ func checkOtherProcess(f *Facts) *Finding {
 			}
 		}
 	case ev.Kind == parser.KindServing:
-		fd.Confidence = 0.6
+		fd.fire(otherStartup)
 		fd.Explanation = "vLLM found less free memory at startup than gpu_memory_utilization asks for: another process (or an earlier engine in the same process) holds part of the device."
 	case f.Outside() >= floor && f.Outside() >= f.Requested:
 		out := f.Outside()
-		fd.Confidence = 0.55 + 0.35*min(1, float64(out)/float64(f.Capacity)/0.5)
+		fd.fire(otherOutside)
 		fd.Quantities.HolderBytes = out
 		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("capacity %s − free %s − this process %s = %s held elsewhere (%s)", size(f.Capacity), size(f.Free), size(f.heldByProcess()), size(out), pct(out, f.Capacity)))
 	case f.InUse > 0 && f.Reserved > 0 && f.InUse-f.Reserved >= max(2*gib, f.Capacity/10):
-		fd.Confidence = 0.5
+		if ev.Rank != nil || len(f.ranksOnDevice(deviceIndex(ev))) > 1 {
+			fd.fire(otherRankNonPyT)
+		} else {
+			fd.fire(otherNonTorch)
+		}
 		fd.Quantities.HolderBytes = f.InUse - f.Reserved
 		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("in use %s − reserved by PyTorch %s = %s of non-PyTorch memory in this process", size(f.InUse), size(f.Reserved), size(f.InUse-f.Reserved)))
 		fd.Title = "Non-PyTorch memory inside this process is large"
 	case f.Holder() == 0 && f.FreeKnown && f.Capacity > 0 && f.Free < max(f.Requested, 1) && ev.Kind != parser.KindCUDNN:
 		// Nothing says who holds the device.
-		fd.Confidence = 0.3
+		fd.fire(otherUnexplain)
 		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("free %s of %s, and the log does not say who holds the rest", size(f.Free), size(f.Capacity)))
 		fd.Decide = "who holds the device: run nvidia-smi (or torch.cuda.list_gpu_processes()) right before the failing step"
 	default:
 		if g := f.smiOthers(); g > 0 && g >= f.Requested {
-			fd.Confidence = 0.7
+			fd.fire(otherSMI)
 			fd.Quantities.HolderBytes = g
 			fd.Arithmetic = append(fd.Arithmetic, "nvidia-smi lists "+size(g)+" used by processes")
 		} else {

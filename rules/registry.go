@@ -1,11 +1,10 @@
 package rules
 
-// All returns every rule, one per culprit id of spec/culprits.md, in id
-// order. A new culprit is added here, with its file, its fixtures under
-// fixtures/culprits/<id>/ and its explain page in the advice package;
-// TestRegistry names whichever is missing.
-func All() []Rule {
-	return []Rule{
+// All returns every culprit of spec/culprits.md, in id order. A new
+// culprit is added here, with its file and its fixtures under
+// fixtures/culprits/<id>/; TestRegistry names whichever is missing.
+func All() []Culprit {
+	return []Culprit{
 		activations(),
 		allocationLimit(),
 		attentionMatrix(),
@@ -30,12 +29,12 @@ func All() []Rule {
 	}
 }
 
-// Lookup returns the rule with the id.
-func Lookup(id string) (Rule, bool) {
-	for _, r := range All() {
-		if r.ID == id {
-			return r, true
+// Lookup returns the culprit with the id.
+func Lookup(id string) (Culprit, bool) {
+	for _, c := range All() {
+		if c.ID == id {
+			return c, true
 		}
 	}
-	return Rule{}, false
+	return Culprit{}, false
 }

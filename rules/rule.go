@@ -5,17 +5,6 @@ import (
 	"github.com/oomdoc/oomdoc/parser"
 )
 
-// A Rule recognises one culprit. Its text is what `oomdoc explain` and
-// `oomdoc rules` print; Check holds the detection.
-type Rule struct {
-	ID        string // culprit id from spec/culprits.md; also the fixtures/culprits/<ID> folder
-	Title     string // one line: what holds the memory
-	Recognise string // how to recognise it in a log
-	// Check looks at one event with its derived facts. It returns nil when
-	// the culprit does not apply.
-	Check func(f *Facts) *Finding
-}
-
 // Hints are facts the user gives on the command line that the log lacks.
 type Hints struct {
 	Model    string // --model ORG/NAME
@@ -62,8 +51,12 @@ type Quantities struct {
 
 // A Finding is one culprit named for one event.
 type Finding struct {
-	Culprit     string     `json:"culprit"`
-	Confidence  float64    `json:"confidence"`
+	Culprit string `json:"culprit"`
+	// Confidence is the engine's calibrated score in [0, 1]; rules leave it
+	// alone and fire signals instead.
+	Confidence float64 `json:"confidence"`
+	// Signals are the names of the signals the log fired for the culprit.
+	Signals     []string   `json:"signals,omitempty"`
 	Title       string     `json:"title"`
 	Explanation string     `json:"explanation"`
 	Event       string     `json:"event"`

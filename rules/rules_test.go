@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oomdoc/oomdoc/fixtures"
 	"github.com/oomdoc/oomdoc/models"
 	"github.com/oomdoc/oomdoc/parser"
 )
@@ -50,8 +51,10 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%q: id must be kebab-case", r.ID)
 		case seen[r.ID]:
 			t.Errorf("%q: duplicate id", r.ID)
-		case r.Title == "" || r.Recognise == "" || r.Check == nil:
-			t.Errorf("%q: Title, Recognise and Check are required", r.ID)
+		case r.Title == "" || r.Doc == "" || r.Recognise == "" || r.Assess == nil || len(r.Signals) == 0:
+			t.Errorf("%q: Title, Doc, Recognise, Signals and Assess are required", r.ID)
+		case r.WouldDecide == "" || r.Capture == "":
+			t.Errorf("%q: WouldDecide and Capture are required (they are shown when the culprit is only a guess)", r.ID)
 		}
 		seen[r.ID] = true
 		ids = append(ids, r.ID)
@@ -93,8 +96,11 @@ func TestRegistry(t *testing.T) {
 	})
 }
 
-// TestCulpritFixtures runs the rules on every culprit fixture: a positive
-// case must rank its culprit first, a not-*.log case must not name it.
+// TestCulpritFixtures runs the engine on every culprit fixture, first one
+// culprit alone (as gitleaks validates a rule against its own true and
+// false positives), then all together: a positive case must fire evidence
+// for its culprit and rank it first; a not-*.log near miss must fire no
+// evidence for it and may name it only as a low guess, never first.
 func TestCulpritFixtures(t *testing.T) {
 	cat := models.Load()
 	logs, _ := filepath.Glob(filepath.Join("..", "fixtures", "culprits", "*", "*.log"))
@@ -105,40 +111,86 @@ func TestCulpritFixtures(t *testing.T) {
 		id := filepath.Base(filepath.Dir(path))
 		name := strings.TrimSuffix(filepath.Base(path), ".log")
 		t.Run(id+"/"+name, func(t *testing.T) {
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
+			res := parseLog(t, path)
+			in := Input{Result: res, Catalog: cat}
+			negative := strings.HasPrefix(name, "not-")
+			c, ok := Lookup(id)
+			if !ok {
+				t.Fatalf("no culprit %s", id)
 			}
-			defer f.Close()
-			res, err := parser.Parse(f, filepath.Base(path))
-			if err != nil {
-				t.Fatal(err)
+			alone := Diagnose(in, []Culprit{c})
+			fired := len(alone) > 0 && alone[0].Basis == BasisEvidence
+			switch {
+			case negative && fired:
+				t.Errorf("alone, %s fires evidence on its near miss: %v", id, alone[0].Signals)
+			case !negative && !fired:
+				t.Errorf("alone, %s fires no evidence on its own case", id)
 			}
-			fs := Diagnose(Input{Result: res, Catalog: cat}, All())
+			fs := Diagnose(in, All())
 			var got []string
 			for _, fd := range fs {
-				got = append(got, fd.Culprit)
-				if fd.Confidence <= 0 || fd.Confidence > 0.95 {
-					t.Errorf("%s: confidence %v outside (0, 0.95]", fd.Culprit, fd.Confidence)
+				got = append(got, fd.Culprit+"("+fd.Basis+")")
+				if fd.Confidence < 0 || fd.Confidence > maxConfidence {
+					t.Errorf("%s: confidence %v outside [0, %v]", fd.Culprit, fd.Confidence, maxConfidence)
 				}
 				for _, e := range fd.Evidence {
 					if e.Line < 0 || e.Line > res.Lines {
 						t.Errorf("%s: evidence line %d outside the input (%d lines)", fd.Culprit, e.Line, res.Lines)
 					}
 				}
+				if negative && fd.Culprit == id && fd.Basis == BasisEvidence {
+					t.Errorf("negative case names %s with evidence: %v", id, got)
+				}
 			}
-			if strings.HasPrefix(name, "not-") {
-				for _, c := range got {
-					if c == id {
-						t.Errorf("negative case names %s: %v", id, got)
-					}
+			if negative {
+				if len(fs) > 0 && fs[0].Culprit == id {
+					t.Errorf("negative case names %s first: %v", id, got)
 				}
 				return
 			}
-			if len(got) == 0 || got[0] != id {
+			if len(fs) == 0 || fs[0].Culprit != id {
 				t.Errorf("want %s first, got %v", id, got)
 			}
 		})
+	}
+}
+
+// TestPriorCap: over every fixture, a finding without an evidence signal
+// the weights support is a prior, at most PriorCap, and never ranked above
+// a finding with evidence; every fired signal is declared by its culprit.
+func TestPriorCap(t *testing.T) {
+	cat := models.Load()
+	w := committedWeights()
+	for _, path := range fixtures.Paths(filepath.Join("..", "fixtures")) {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := parser.Parse(f, filepath.Base(path))
+		f.Close()
+		if err != nil {
+			continue // unreadable inputs are the parser's tests' business
+		}
+		prior := false
+		for _, fd := range Diagnose(Input{Result: res, Catalog: cat}, All()) {
+			c, _ := Lookup(fd.Culprit)
+			for _, s := range fd.Signals {
+				if _, ok := c.signal(s); !ok {
+					t.Errorf("%s: %s fired undeclared signal %q", path, fd.Culprit, s)
+				}
+				if _, ok := w.Signal[s]; !ok {
+					t.Errorf("%s: signal %q has no fitted weight (refit)", path, s)
+				}
+			}
+			switch {
+			case !supported(&c, fd.Signals, w) && (fd.Basis != BasisPrior || fd.Confidence > PriorCap):
+				t.Errorf("%s: %s has no supported evidence but basis %q at %.2f", path, fd.Culprit, fd.Basis, fd.Confidence)
+			case fd.Basis == BasisPrior:
+				prior = true
+			case prior:
+				t.Errorf("%s: %s (evidence) ranked below a prior", path, fd.Culprit)
+			}
+		}
 	}
 }
 

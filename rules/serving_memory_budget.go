@@ -9,14 +9,30 @@ import (
 // servingMemoryBudget: a serving engine's memory budget (vLLM, TGI,
 // SGLang): weights plus the KV cache for max_model_len do not fit what
 // gpu_memory_utilization leaves.
-func servingMemoryBudget() Rule {
-	return Rule{
+func servingMemoryBudget() Culprit {
+	return Culprit{
 		ID:        "serving-memory-budget",
 		Title:     "A serving engine's memory budget: weights + KV cache for max_model_len exceed gpu_memory_utilization",
+		Doc:       "Serving engines (vLLM, SGLang, TGI, LMDeploy) take a fixed share of the device (gpu_memory_utilization, mem_fraction_static, cache_max_entry_count) and divide it between the weights, activation and CUDA-graph workspace, and the KV cache. They refuse to start when one request at the maximum context cannot fit the cache, or when less is free than the share they were told to use. A shorter max_model_len, a quantised checkpoint, tensor parallelism or a different share fixes it.",
 		Recognise: "vLLM's \"No available memory for the cache blocks\", \"max seq len … larger than the maximum number of tokens that can be stored in KV cache\", \"KV cache is needed, which is larger than the available KV cache memory\", \"Free memory on device … on startup is less than desired GPU memory utilization\".",
-		Check:     checkServingBudget,
+		Excludes:  []string{parser.KindHostKill, parser.KindCPU},
+		Signals: []Signal{
+			{Name: servingAdmission, Strength: EvidenceSignal, Start: 3.0, Doc: "a serving engine's own memory-budget error"},
+			{Name: servingStartup, Strength: EvidenceSignal, Start: 1.5, Doc: "a serving engine's start-up free-memory check"},
+			{Name: servingInside, Strength: EvidenceSignal, Start: 0.8, Doc: "a framework OOM inside a serving engine's code"},
+		},
+		WouldDecide: "the engine's memory settings (gpu_memory_utilization, max_model_len) and the model's size",
+		Capture:     "the engine's start-up log lines that report the model's weight memory and the KV-cache size",
+		Assess:      checkServingBudget,
 	}
 }
+
+// Signals of serving-memory-budget.
+const (
+	servingAdmission = "serving-memory-budget/admission-error"
+	servingStartup   = "serving-memory-budget/startup-check"
+	servingInside    = "serving-memory-budget/oom-inside-engine"
+)
 
 func checkServingBudget(f *Facts) *Finding {
 	ev := f.Ev
@@ -29,23 +45,24 @@ func checkServingBudget(f *Facts) *Finding {
 		if !ok {
 			e = f.EventLine() // printed by a vLLM process
 		}
-		fd.Confidence = 0.45
+		fd.fire(servingInside)
 		fd.Evidence = append(fd.Evidence, e, f.EventLine())
 		fd.Title = "Out of memory inside a serving engine"
 		fd.Explanation = "The serving engine reserves gpu_memory_utilization of the device for weights, activations and the KV cache; an OOM inside it means that budget, the CUDA graphs or the sampler's warm-up do not fit."
 		return fd
 	}
-	fd.Confidence = 0.9
 	fd.Evidence = append(fd.Evidence, f.EventLine())
 	switch ev.Variant {
 	case "vllm-startup":
+		fd.fire(servingStartup)
 		fd.Title = "Less free memory at startup than gpu_memory_utilization asks for"
 		fd.Explanation = "vLLM checks that the fraction of the device it was told to use is free when it starts. Something else holds part of it; lower gpu_memory_utilization or free the device."
-		fd.Confidence = 0.8
 	case "vllm-no-cache-blocks":
+		fd.fire(servingAdmission)
 		fd.Title = "Nothing is left for the KV cache after the weights and activations"
 		fd.Explanation = "After loading the weights and profiling a forward pass, vLLM found no memory left inside gpu_memory_utilization for KV-cache blocks."
 	default:
+		fd.fire(servingAdmission)
 		fd.Title = "The KV cache for one max-length request exceeds the budget"
 		fd.Explanation = "vLLM admits a configuration only if one request at max_model_len fits its KV cache. The model's default context is longer than the budget left after the weights allows."
 		if ev.MaxModelLen != nil {

@@ -11,14 +11,30 @@ import (
 // temporaries at high resolution. Its strongest form is arithmetic: the
 // request factors exactly as tokens × a visual vocabulary × 4 bytes (a
 // visual tokenizer's float32 softmax).
-func visualTokens() Rule {
-	return Rule{
+func visualTokens() Culprit {
+	return Culprit{
 		ID:        "visual-tokens",
 		Title:     "Too many image/video tokens, or high-resolution vision-encoder temporaries",
+		Doc:       "A vision-language model turns every image into visual tokens whose number grows with the image's pixel count (and a video's frame count). The vision encoder's temporaries grow with them — for full-attention towers with their square — and a visual tokenizer's float32 softmax over its visual vocabulary costs tokens × vocabulary × 4 bytes. Capping the processor's resolution (max_pixels, image size) bounds all of it.",
 		Recognise: "Frames in a vision tower, visual tokenizer or merge_multimodal; a softmax over a visual vocabulary; an image being processed just before the failure; a request ≈ visual tokens × width × bytes.",
-		Check:     checkVisualTokens,
+		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing},
+		Signals: []Signal{
+			{Name: visSoftmax, Strength: EvidenceSignal, Start: 3.0, Doc: "a softmax in the image path whose request factors exactly as tokens × a visual vocabulary × 4 B"},
+			{Name: visFrames, Strength: EvidenceSignal, Start: 1.5, Doc: "frames or nearby lines in the vision encoder or image processing"},
+			{Name: visEngineImage, Strength: EvidenceSignal, Start: 0.5, Doc: "a native engine (ggml, a CUDA runtime) encoding an image when it failed"},
+		},
+		WouldDecide: "the input image's resolution and the processor's max_pixels / image size setting",
+		Capture:     "print pixel_values.shape (or the image's width × height) before the failing call",
+		Assess:      checkVisualTokens,
 	}
 }
+
+// Signals of visual-tokens.
+const (
+	visSoftmax     = "visual-tokens/visual-softmax-arithmetic"
+	visFrames      = "visual-tokens/vision-frames"
+	visEngineImage = "visual-tokens/engine-encoding-image"
+)
 
 // visionCue holds the words that point at the image path of a vision-language model.
 func visionCue() cue {
@@ -27,10 +43,6 @@ func visionCue() cue {
 
 func checkVisualTokens(f *Facts) *Finding {
 	ev := f.Ev
-	switch ev.Kind {
-	case parser.KindHostKill, parser.KindCPU, parser.KindServing:
-		return nil
-	}
 	fd := &Finding{Culprit: "visual-tokens", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Inference: f.Inference > 0}}
 	e, visual := f.Find(visionCue())
 	if !visual {
@@ -51,7 +63,7 @@ func checkVisualTokens(f *Facts) *Finding {
 		lo, hi := requestRange(ev)
 		for _, w := range widths {
 			if t, ok := factor(lo, hi, w*4); ok && t >= 16 {
-				fd.Confidence = 0.92
+				fd.fire(visSoftmax)
 				fd.Quantities.Tokens, fd.Quantities.Vocab, fd.Quantities.BytesPerElem = t, w, 4
 				fd.Title = fmt.Sprintf("The visual tokenizer's float32 softmax over %s visual words", commas(w))
 				fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s ≈ %s tokens × %s × 4 B", size(f.Requested), commas(t), commas(w)))
@@ -64,13 +76,13 @@ func checkVisualTokens(f *Facts) *Finding {
 			}
 		}
 	}
-	if fd.Confidence == 0 {
+	if len(fd.Signals) == 0 {
 		if !visual {
 			return nil
 		}
-		fd.Confidence = 0.6
+		fd.fire(visFrames)
 		if ev.Kind == parser.KindCUDARuntime || ev.Framework == "ggml" {
-			fd.Confidence = 0.7 // an engine encoding an image when it ran out
+			fd.fire(visEngineImage) // an engine encoding an image when it ran out
 		}
 		fd.Evidence = append(fd.Evidence, e)
 		fd.Title = "The vision encoder ran out of memory on a large image"

@@ -8,26 +8,51 @@ import (
 	"github.com/oomdoc/oomdoc/parser"
 )
 
+// Signals of weights-too-large.
+const (
+	weightsExceed      = "weights-too-large/weights-exceed-device"
+	weightsMost        = "weights-too-large/weights-most-of-device"
+	weightsLoadFits    = "weights-too-large/load-although-16bit-fits"
+	weightsLoadPhase   = "weights-too-large/load-phase"
+	weightsLoadFull    = "weights-too-large/load-on-full-device"
+	weightsPartial     = "weights-too-large/partially-loaded"
+	weightsFullSmall   = "weights-too-large/full-device-small-request"
+	weightsNoFigures   = "weights-too-large/no-figures"
+	weightsDuringLoad  = "weights-too-large/during-load"
+	weightsSpikeOrHeld = "weights-too-large/full-device-sizeable-request"
+)
+
 // weightsTooLarge: the model's weights alone do not fit at the dtype
 // chosen. It fires on arithmetic when the model is known (params × 2 bytes
-// against capacity), on a failure while loading, and — with less
-// confidence — when the resident memory nearly fills the device before a
-// small allocation and nothing points elsewhere.
-func weightsTooLarge() Rule {
-	return Rule{
+// against capacity), on a failure while loading, and — as priors only — when
+// the resident memory nearly fills the device before a small allocation.
+func weightsTooLarge() Culprit {
+	return Culprit{
 		ID:        "weights-too-large",
 		Title:     "The model's weights alone do not fit on the device at this dtype",
+		Doc:       "A model needs parameters × bytes per parameter for its weights before it processes a single input: 2 bytes at float16/bfloat16, 1 at 8-bit, about 0.5–0.6 at 4-bit. When that is near or above the device's memory, no batch size, cache setting or allocator option helps; the weights must shrink (quantisation, a smaller model), be split across devices, or be offloaded to CPU RAM.",
 		Recognise: "A failure while loading (from_pretrained, .to(\"cuda\"), load_state_dict, accelerate's set_module_tensor_to_device), or params × bytes per parameter at or above the device's capacity. A small request on a device already ≈ full points the same way.",
-		Check:     checkWeightsTooLarge,
+		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL},
+		Signals: []Signal{
+			{Name: weightsExceed, Strength: EvidenceSignal, Start: 3.0, Doc: "the known model's 16-bit weights are ≥ 95% of the device"},
+			{Name: weightsMost, Strength: EvidenceSignal, Start: 1.5, Doc: "the known model's 16-bit weights are 75–95% of the device"},
+			{Name: weightsDuringLoad, Strength: EvidenceSignal, Start: 1.0, Doc: "the arithmetic above, and the failure is while loading"},
+			{Name: weightsLoadFits, Strength: EvidenceSignal, Start: 0.0, Doc: "loading failed although 16-bit weights would fit"},
+			{Name: weightsLoadPhase, Strength: EvidenceSignal, Start: 1.2, Doc: "the failure is while the weights are placed on the device"},
+			{Name: weightsLoadFull, Strength: EvidenceSignal, Start: 0.5, Doc: "loading failed with the device ≥ 80% held"},
+			{Name: weightsPartial, Strength: EvidenceSignal, Start: 1.0, Doc: "the runtime says the model was only partly loaded onto the device"},
+			{Name: weightsFullSmall, Strength: PriorSignal, Start: 0.4, Doc: "a small request on a device ≥ 85% held"},
+			{Name: weightsSpikeOrHeld, Strength: PriorSignal, Start: 0.0, Doc: "a sizeable request on a device ≥ 85% held"},
+			{Name: weightsNoFigures, Strength: PriorSignal, Start: -0.5, Doc: "a GPU failure that prints no figures at all"},
+		},
+		WouldDecide: "the model's size and dtype against the device",
+		Capture:     "pass --model ORG/NAME, or print torch.cuda.memory_allocated() right after loading",
+		Assess:      checkWeightsTooLarge,
 	}
 }
 
 func checkWeightsTooLarge(f *Facts) *Finding {
 	ev := f.Ev
-	switch ev.Kind {
-	case parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL:
-		return nil
-	}
 	fd := &Finding{Culprit: "weights-too-large", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Params: f.Params}}
 	if f.Model != nil {
 		fd.Model = f.Model.ID
@@ -40,17 +65,17 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 		fd.Evidence = append(fd.Evidence, f.ModelFrom)
 		switch {
 		case w16 >= f.Capacity*95/100:
-			fd.Confidence = 0.88
+			fd.fire(weightsExceed)
 			if load {
-				fd.Confidence = 0.93
+				fd.fire(weightsDuringLoad)
 			}
 			fd.Title = fmt.Sprintf("%s of 16-bit weights cannot fit %s", gb(w16), size(f.Capacity))
 			fd.Explanation = fmt.Sprintf("At 2 bytes per parameter the %s-parameter model needs about %s for its weights alone, more than the device's %s. No batch size, cache setting or allocator option changes that; the weights must shrink (quantisation), be split across devices, or be offloaded.", billions(f.Params), gb(w16), size(f.Capacity))
 			fd.Quantities.ShortfallBytes = w16 - f.Capacity
 		case w16 >= f.Capacity*75/100:
-			fd.Confidence = 0.6
+			fd.fire(weightsMost)
 			if load {
-				fd.Confidence = 0.75
+				fd.fire(weightsDuringLoad)
 			}
 			fd.Title = fmt.Sprintf("16-bit weights take %s of the device", pct(w16, f.Capacity))
 			fd.Explanation = fmt.Sprintf("The weights (about %s) leave only %s for activations, the KV cache and the CUDA context, which is rarely enough.", gb(w16), size(f.Capacity-w16))
@@ -60,23 +85,22 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 			}
 			// The arithmetic says 16-bit weights fit: loading failed for
 			// another reason (a float32 load, or the device already held).
-			fd.Confidence = 0.4
+			fd.fire(weightsLoadFits)
 			fd.Title = "Out of memory while loading weights that fit at 16-bit"
 			fd.Explanation = fmt.Sprintf("16-bit weights (about %s) would fit the device's %s, yet loading failed: the weights are being loaded at a larger dtype, or something else already holds the device.", gb(w16), size(f.Capacity))
 			fd.Decide = "the dtype the weights were loaded in, and what the device held before loading"
 		}
-		if fd.Confidence > 0 {
-			fd.Evidence = append(fd.Evidence, f.EventLine())
-			return fd
-		}
+		fd.Evidence = append(fd.Evidence, f.EventLine())
+		return fd
 	}
 	if load {
 		e, _ := f.Find(words("from_pretrained", "load_state_dict", "set_module_tensor_to_device", ".to(", ".cuda(", "load_checkpoint", "load_model", "caching_allocator_warmup", "dispatch_model"))
 		fd.Evidence = append(fd.Evidence, e, f.EventLine())
-		fd.Confidence, fd.Title = 0.6, "Out of memory while loading the model's weights"
+		fd.fire(weightsLoadPhase)
+		fd.Title = "Out of memory while loading the model's weights"
 		fd.Explanation = "The failure happened while the weights were being placed on the device, before any input was processed: the model does not fit at this dtype, or something else already holds the device."
 		if f.Capacity > 0 && f.Holder() >= f.Capacity*80/100 {
-			fd.Confidence = 0.75
+			fd.fire(weightsLoadFull)
 			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("already held while loading: %s of %s (%s)", size(f.Holder()), size(f.Capacity), pct(f.Holder(), f.Capacity)))
 			fd.Explanation += " The device was already " + pct(f.Holder(), f.Capacity) + " full when loading failed."
 		}
@@ -86,7 +110,7 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 	// ComfyUI (and accelerate) say when a model only partly fits:
 	// "loaded partially; 9178.35 MB usable, 9177.97 MB loaded, 3390.29 MB offloaded".
 	if n, ok := f.Notice("partially-loaded"); ok && isGPUKind(ev.Kind) {
-		fd.Confidence = 0.5
+		fd.fire(weightsPartial)
 		fd.Title = "The model only partly fits: the rest was offloaded"
 		fd.Explanation = "The runtime loaded only part of the model onto the device and kept the rest in CPU RAM, so the device is already full of weights when the work starts; the next allocation fails."
 		if m := rePartial.FindStringSubmatch(n.Text); m != nil {
@@ -103,15 +127,10 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 		held = f.Allocated
 	}
 	if f.Capacity > 0 && held >= f.Capacity*85/100 && f.Requested > 0 && f.Requested <= f.Capacity/4 {
-		fd.Confidence = 0.45
 		if f.Requested > f.Capacity/16 {
-			fd.Confidence = 0.35 // a sizeable request: a spike is as likely as the steady state
-		}
-		if f.TrainingLikely() {
-			fd.Confidence = 0.3
-		}
-		if ev.Kind == parser.KindMPS {
-			fd.Confidence = 0.35
+			fd.fire(weightsSpikeOrHeld) // a sizeable request: a spike is as likely as the steady state
+		} else {
+			fd.fire(weightsFullSmall)
 		}
 		fd.Title = "The device was already full before this small allocation"
 		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("held %s of %s (%s); this request only %s", size(held), size(f.Capacity), pct(held, f.Capacity), size(f.Requested)))
@@ -125,7 +144,7 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 	}
 	if f.Holder() == 0 && f.Requested == 0 && !f.FreeKnown && isGPUKind(ev.Kind) && ev.Phase != parser.PhaseBackward && ev.Phase != parser.PhaseOptimizer {
 		// No figures at all: name the commonest holder, plainly as a guess.
-		fd.Confidence = 0.2
+		fd.fire(weightsNoFigures)
 		fd.Title = "Unknown holder; most often the model's weights"
 		fd.Explanation = "The message gives no figures, so oomdoc cannot tell what holds the device. On a single-process GPU the usual holder is the model's weights plus whatever the failing step allocates."
 		fd.Decide = "what the device holds: print torch.cuda.memory_summary() (or nvidia-smi) just before the failing step"

@@ -1,0 +1,184 @@
+package rules
+
+import "math"
+
+// A labelled case is one log with the cause a person diagnosed, for
+// fitting the weights and for scoring them.
+type labelled struct {
+	name        string
+	a           assessment
+	root        string   // the diagnosed culprit
+	acceptable  []string // other fair diagnoses
+	undecidable bool     // the label says the log alone cannot decide ("U")
+}
+
+// Fitting settings. The regularisation pulls every weight back to the
+// start its signal declares, so a signal seen in two logs moves a little
+// and one never seen keeps the domain knowledge it started with.
+const (
+	fitIterations = 2000
+	fitRate       = 0.5 // step size on the mean gradient per case
+	fitL2         = 3.0 // strength of the pull back to the declared starts, in cases
+	priorSmooth   = 4.0 // pseudo-counts pulling a context's base rates to the global ones
+)
+
+// fitWeights fits the table on the cases: base rates per context by
+// smoothed counts, then the signal and unknown-class weights by gradient
+// descent on the cross-entropy against each case's target distribution.
+func fitWeights(cases []labelled, cs []Culprit) Weights {
+	w := Weights{Signal: map[string]float64{}, Unknown: map[string]float64{}, Prior: fitPriors(cases, cs)}
+	start := map[string]float64{}
+	for _, c := range cs {
+		for _, s := range c.Signals {
+			start[s.Name] = s.Start
+		}
+	}
+	unknownStart := map[string]float64{unknownBias: -1, unknownNoEvidence: 1, unknownNoFrames: 0, unknownOneLine: 0, unknownNoPhase: 0}
+	for k, v := range start {
+		w.Signal[k] = v
+	}
+	for k, v := range unknownStart {
+		w.Unknown[k] = v
+	}
+	n := float64(len(cases))
+	for it := 0; it < fitIterations; it++ {
+		gs := map[string]float64{}
+		gu := map[string]float64{}
+		for i := range cases {
+			lc := &cases[i]
+			if lc.a.first == nil {
+				continue
+			}
+			zs, u := logits(lc.a, cs, w)
+			ps := probabilities(zs, u)
+			ts := targets(lc, zs, cs)
+			for j, z := range zs {
+				if z.option < 0 {
+					continue
+				}
+				d := ps[j] - ts[j]
+				for _, s := range lc.a.options[z.option].finding.Signals {
+					gs[s] += d
+				}
+			}
+			d := ps[len(zs)] - ts[len(zs)]
+			for _, t := range lc.a.thin {
+				gu[t] += d
+			}
+		}
+		for k := range w.Signal {
+			w.Signal[k] -= fitRate / n * (gs[k] + fitL2*(w.Signal[k]-start[k]))
+		}
+		for k := range w.Unknown {
+			w.Unknown[k] -= fitRate / n * (gu[k] + fitL2*(w.Unknown[k]-unknownStart[k]))
+		}
+	}
+	return w
+}
+
+// fitPriors counts the diagnosed culprits per context, smoothed towards
+// the global rates (themselves smoothed with one count per culprit), and
+// returns their logarithms for every context and culprit.
+func fitPriors(cases []labelled, cs []Culprit) map[string]map[string]float64 {
+	global := map[string]float64{}
+	per := map[string]map[string]float64{}
+	total := 0.0
+	for i := range cases {
+		lc := &cases[i]
+		if lc.a.first == nil {
+			continue
+		}
+		if per[lc.a.context] == nil {
+			per[lc.a.context] = map[string]float64{}
+		}
+		global[lc.root]++
+		per[lc.a.context][lc.root]++
+		total++
+	}
+	out := map[string]map[string]float64{}
+	for _, ctx := range priorContexts() {
+		out[ctx] = map[string]float64{}
+		nctx := 0.0
+		for _, v := range per[ctx] {
+			nctx += v
+		}
+		for _, c := range cs {
+			g := (global[c.ID] + 1) / (total + float64(len(cs)))
+			p := (per[ctx][c.ID] + priorSmooth*g) / (nctx + priorSmooth)
+			out[ctx][c.ID] = math.Log(p)
+		}
+	}
+	return out
+}
+
+// targets is the distribution a case should get over the scored culprits
+// and the unknown class (last): the diagnosed culprit, a share for the
+// acceptable ones, and — when the label says the log cannot decide — half
+// of it on "unknown", which teaches the engine to hedge on such logs.
+func targets(lc *labelled, zs []scored, cs []Culprit) []float64 {
+	ts := make([]float64, len(zs)+1)
+	rootAt := -1
+	var accAt []int
+	for j, z := range zs {
+		id := cs[z.culprit].ID
+		if id == lc.root {
+			rootAt = j
+		}
+		for _, a := range lc.acceptable {
+			if a == id {
+				accAt = append(accAt, j)
+			}
+		}
+	}
+	mass := 1.0
+	if lc.undecidable {
+		mass = 0.5
+		ts[len(zs)] = 0.5
+	}
+	switch {
+	case rootAt >= 0 && len(accAt) > 0:
+		ts[rootAt] = 0.7 * mass
+		for _, j := range accAt {
+			ts[j] += 0.3 * mass / float64(len(accAt))
+		}
+	case rootAt >= 0:
+		ts[rootAt] = mass
+	case len(accAt) > 0:
+		for _, j := range accAt {
+			ts[j] += mass / float64(len(accAt))
+		}
+	default:
+		ts[len(zs)] += mass
+	}
+	return ts
+}
+
+// A verdict is how one case's ranked findings compare with its label.
+type verdict struct {
+	name        string
+	undecidable bool
+	first       string  // the first culprit named, "" for none
+	confidence  float64 // its confidence
+	right1      bool    // the first culprit is the label's or an acceptable one
+	right3      bool    // one of the first three is
+}
+
+// judge ranks a case's findings with the weights and compares them with
+// its label.
+func judge(lc *labelled, cs []Culprit, w Weights) verdict {
+	v := verdict{name: lc.name, undecidable: lc.undecidable}
+	ok := map[string]bool{lc.root: true}
+	for _, a := range lc.acceptable {
+		ok[a] = true
+	}
+	for i, fd := range score(lc.a, cs, w) {
+		if i == 0 {
+			v.first, v.confidence = fd.Culprit, fd.Confidence
+			v.right1 = ok[fd.Culprit]
+		}
+		if i < 3 && ok[fd.Culprit] {
+			v.right3 = true
+		}
+	}
+	return v
+}
