@@ -18,6 +18,8 @@ const (
 	KindXLA         = "xla-oom"          // JAX / XLA RESOURCE_EXHAUSTED
 	KindTF          = "tf-oom"           // TensorFlow ResourceExhaustedError / BFC allocator
 	KindHostKill    = "host-oom-kill"    // kernel OOM killer, SIGKILL, DataLoader worker killed, SLURM
+	KindPaddle      = "paddle-oom"       // PaddlePaddle's allocator
+	KindGeneric     = "generic-oom"      // recognised by its wording and an error context (detection tier 2), or a runtime with no kind of its own
 )
 
 // Phases of the program at the time of a failure (spec/culprits.md).
@@ -97,9 +99,49 @@ type Event struct {
 	Truncated             bool    `json:"truncated,omitempty"`         // the message ends before its last clause
 	ContextLines          []Span  `json:"context_lines,omitempty"`     // lines just before the failure (code echoes, progress)
 
-	stream   string    // the prefix stream the event was read from
-	engine   string    // the serving engine named by the line's prefix, if any
-	progress *Progress // the last progress counter before the event
+	// RequiredBytes is the total a pre-load or compile-time check says the
+	// program needs ("model requires more system memory (19.3 GiB)",
+	// XLA's "Used 17.91G of 15.48G hbm"): a sum, not one allocation.
+	RequiredBytes *int64 `json:"required_bytes,omitempty"`
+	// AvailableBytes is what such a check found available.
+	AvailableBytes *int64 `json:"available_bytes,omitempty"`
+	// CachedBytes is the "N cached" figure of PyTorch 1.0–1.3 messages,
+	// kept as printed.
+	CachedBytes *int64 `json:"cached_bytes,omitempty"`
+	// LargestFreeBytes is the largest free block an allocator reports.
+	LargestFreeBytes *int64 `json:"largest_free_bytes,omitempty"`
+	// TensorBytes is the size of a tensor whose shape and dtype the message
+	// prints (TensorFlow's "shape[563354,256] and type float"), computed as
+	// elements × dtype width; nil when the dtype is not printed or unknown.
+	TensorBytes *int64 `json:"tensor_bytes,omitempty"`
+	// RequestOverflow marks a request too large to be a real allocation
+	// ("Tried to allocate more than 1EB"): a shape bug or an integer
+	// overflow. RequestedBytes stays nil (unknown).
+	RequestOverflow bool `json:"request_overflow,omitempty"`
+	// SelfProcess is the listed "Process N has …" entry that must be this
+	// process (it alone holds at least what PyTorch reserved) when the
+	// message lists several and no "this process has" clause.
+	SelfProcess *Process `json:"self_process,omitempty"`
+	// Detection says how the event was recognised.
+	Detection *Detection `json:"detection,omitempty"`
+	// Following quotes the lines printed after the failure, up to the next
+	// failure (at most followingKept): a library's next line often names
+	// the buffer that failed. Not part of the JSON report.
+	Following []Span `json:"-"`
+
+	stream    string    // the prefix stream the event was read from
+	tentative bool      // kept only when it ends the log and nothing else failed
+	engine    string    // the serving engine named by the line's prefix, if any
+	progress  *Progress // the last progress counter before the event
+}
+
+// Detection says how an event was recognised (spec/report-json.md):
+// tier 1 is a message family known exactly, tier 2 the generic recogniser,
+// which lists the words that made the line a failure.
+type Detection struct {
+	Family string   `json:"family"`
+	Tier   int      `json:"tier"`
+	Words  []string `json:"words,omitempty"`
 }
 
 // A Device is where the failure happened.

@@ -58,7 +58,7 @@ var (
 	reKernelKill     = regexp.MustCompile(`Kill(?:ed)? process (\d+) \(([^)]*)\)`)
 	reOOMKillTask    = regexp.MustCompile(`oom-kill:.*?task=([^,]+),pid=(\d+)`)
 	reShellKilled    = regexp.MustCompile(`line \d+:\s+(\d+) Killed\s+(.*)$`)
-	reDataLoaderKill = regexp.MustCompile(`DataLoader worker \(pid (\d+)\) is killed by signal: ([A-Za-z ]+)`)
+	reDataLoaderKill = regexp.MustCompile(`DataLoader worker \(pid(?:\(s\))? (\d+)[\d, ]*\) is killed by signal: ([A-Za-z ]+)`)
 	reElasticFailed  = regexp.MustCompile(`failed \(exitcode: -9\) local_rank: (\d+) \(pid: (\d+)\)`)
 	reElasticExit    = regexp.MustCompile(`exitcode\s*: -9 \(pid: (\d+)\)`)
 	reSigkillPID     = regexp.MustCompile(`Signal 9 \(SIGKILL\) received by PID (\d+)`)
@@ -68,6 +68,15 @@ var (
 // failureMatchers lists the message families in the order they are tried.
 // Specific forms come before generic ones that would also match them.
 func failureMatchers() []failureMatcher {
+	var ms []failureMatcher
+	ms = append(ms, frameworkMatchers()...)
+	ms = append(ms, nativeMatchers()...)
+	ms = append(ms, runtimeMatchers()...)
+	return ms
+}
+
+// frameworkMatchers are the framework allocators' own messages.
+func frameworkMatchers() []failureMatcher {
 	return []failureMatcher{
 		{
 			name:    "mps",
@@ -82,7 +91,7 @@ func failureMatchers() []failureMatcher {
 		{
 			name:    "torch-allocator",
 			anchors: []string{"Tried to allocate"},
-			locate:  regexp.MustCompile(`(?:\b\w+ out of memory\. )?Tried to allocate`),
+			locate:  regexp.MustCompile(`(?:Current platform can NOT allocate memory block with size larger than \w+! |\b\w+ out of memory\. )?Tried to allocate`),
 			more:    torchMore,
 			fill:    fillTorch,
 		},
@@ -102,8 +111,8 @@ func failureMatchers() []failureMatcher {
 		},
 		{
 			name:    "mlx-metal",
-			anchors: []string{"[metal::malloc]", "Insufficient Memory", "kIOGPUCommandBufferCallbackErrorOutOfMemory"},
-			locate:  regexp.MustCompile(`\[metal::malloc\]|\[METAL\].*Insufficient Memory|Insufficient Memory \(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory\)`),
+			anchors: []string{"[metal::malloc]", "Insufficient Memory", "kIOGPUCommandBufferCallbackErrorOutOfMemory", "maximum allowed buffer size"},
+			locate:  regexp.MustCompile(`\[metal::malloc\]|Attempting to allocate \d+ bytes which is greater than the maximum allowed buffer size|\[METAL\].*Insufficient Memory|Insufficient Memory \(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory\)`),
 			kind:    KindMPS,
 			more: func(msg string) bool {
 				return strings.Contains(msg, "Attempting to allocate") && strings.Contains(msg, "which is") && !strings.HasSuffix(strings.TrimSpace(msg), "bytes.")
@@ -167,7 +176,7 @@ func failureMatchers() []failureMatcher {
 		{
 			name:    "cudnn",
 			anchors: []string{"CUDNN_STATUS_"},
-			locate:  regexp.MustCompile(`(?i:cudnn)(?: Frontend)? error: CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_HOST_ALLOCATION_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|EXECUTION_FAILED|MAPPING_ERROR|NOT_SUPPORTED)|CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)`),
+			locate:  regexp.MustCompile(`(?i:cudnn(?: Frontend)? (?:error|failure)):? ?CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_HOST_ALLOCATION_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|EXECUTION_FAILED|MAPPING_ERROR|NOT_SUPPORTED)|CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)`),
 			kind:    KindCUDNN,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
@@ -181,6 +190,12 @@ func failureMatchers() []failureMatcher {
 			kind:    KindNCCL,
 			fill:    func(ev *Event, msg string) { ev.Device = &Device{Type: "cuda"}; ev.Framework = "nccl" },
 		},
+	}
+}
+
+// runtimeMatchers are device runtimes, native libraries and host kills.
+func runtimeMatchers() []failureMatcher {
+	return []failureMatcher{
 		{
 			name:    "ggml",
 			anchors: []string{"cudaMalloc failed", "failed to allocate", "Device memory allocation of size", "unable to allocate"},
@@ -190,8 +205,8 @@ func failureMatchers() []failureMatcher {
 		},
 		{
 			name:    "cuda-runtime",
-			anchors: []string{"error: out of memory", "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY"},
-			locate:  regexp.MustCompile(`(?:CUDA|HIP) (?:runtime )?error: out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY`),
+			anchors: []string{"error: out of memory", "error out of memory", "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY"},
+			locate:  regexp.MustCompile(`(?:CUDA|HIP) (?:runtime )?error: out of memory|(?:CUDA|HIP|cuda) failed with error out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY`),
 			kind:    KindCUDARuntime,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
@@ -209,8 +224,8 @@ func failureMatchers() []failureMatcher {
 		},
 		{
 			name:    "dataloader-killed",
-			anchors: []string{"is killed by signal"},
-			locate:  regexp.MustCompile(`DataLoader worker \(pid \d+\) is killed by signal: (?:Killed|Bus error)`),
+			anchors: []string{"is killed by signal", "exited unexpectedly"},
+			locate:  regexp.MustCompile(`DataLoader worker \(pid(?:\(s\))? [\d, ]+\) (?:is killed by signal: (?:Killed|Bus error)|exited unexpectedly)`),
 			kind:    KindHostKill,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cpu"}
@@ -218,12 +233,15 @@ func failureMatchers() []failureMatcher {
 					ev.PID = int64p(m[1])
 					ev.Signal = strings.TrimSpace(m[2])
 				}
+				// A worker that exited with no signal caught was most often
+				// killed by the kernel before it could report: suspected.
+				ev.Suspected = ev.Signal == ""
 			},
 		},
 		{
 			name:    "sigkill",
 			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "return code = -9", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "appears to have died"},
-			locate:  regexp.MustCompile(`^Killed(?: \(core dumped\))?\s*$|line \d+:\s+\d+ Killed\s|^zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
+			locate:  regexp.MustCompile(`(?:^|[\]|%])\s*Killed(?: \(core dumped\))?\s*$|^\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|line \d+:\s+\d+ Killed\s|^zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
 			kind:    KindHostKill,
 			fill:    fillSigkill,
 		},
@@ -262,7 +280,14 @@ func fillTorch(ev *Event, msg string) {
 	default: // "CUDA", or the message's start was lost: the layout is the CUDA allocator's
 		ev.Kind, ev.Device = KindCUDA, &Device{Type: "cuda"}
 	}
-	if !strings.Contains(msg, "Tried to allocate more than 1EB") {
+	if m := reXPULimit.FindStringSubmatch(msg); m != nil {
+		// IPEX on Intel Arc: one buffer above the per-allocation cap.
+		ev.Kind, ev.Device = KindXPU, &Device{Type: "xpu"}
+		ev.Hint, ev.MaxAllocationBytes = "allocation-limit", sizeOf(m[1])
+	}
+	if strings.Contains(msg, "Tried to allocate more than 1EB") {
+		ev.RequestOverflow = true // a size no device has: a shape bug or an overflow
+	} else {
 		ev.RequestedBytes, _ = sizeAfter(msg, "Tried to allocate ")
 	}
 	// 1.x layout: "(GPU 0; 4.00 GiB total capacity; 3.51 GiB already allocated; …)"
@@ -289,7 +314,7 @@ func fillTorch(ev *Event, msg string) {
 		}
 	}
 	if v, ok := sizeBefore(msg, " cached)"); ok {
-		ev.ReservedUnallocatedBytes = v
+		ev.CachedBytes = v
 		ev.Variant = "torch-1.0-1.3"
 	}
 	// 2.x layout: "GPU 0 has a total capacity of … of which … is free. …"
@@ -383,8 +408,15 @@ func adoptSelfProcess(ev *Event) {
 	if idx < 0 {
 		return
 	}
-	ev.ProcessInUseBytes = ev.OtherProcesses[idx].Bytes
+	self := ev.OtherProcesses[idx]
 	ev.OtherProcesses = append(ev.OtherProcesses[:idx:idx], ev.OtherProcesses[idx+1:]...)
+	if len(ev.OtherProcesses) > 0 {
+		// Among several listed processes the match is arithmetic, not a
+		// printed fact: it is named, but its figure is not "this process".
+		ev.SelfProcess = &self
+		return
+	}
+	ev.ProcessInUseBytes = self.Bytes
 }
 
 // setRounding records how the printed request bounds the program's real one:
@@ -475,6 +507,7 @@ func fillTF(ev *Event, msg string) {
 			}
 		}
 		ev.TensorDType = m[2]
+		ev.TensorBytes = tensorBytes(ev.TensorShape, m[2])
 	}
 	if m := reTFBFC.FindStringSubmatch(msg); m != nil {
 		ev.RequestedBytes = sizeOf(m[2])
@@ -497,7 +530,7 @@ func tfDevice(msg string) *Device {
 	d := &Device{Type: "cuda", Index: intp(idx)}
 	switch strings.ToUpper(kind) {
 	case "CPU":
-		d.Type = "cpu"
+		d.Type, d.Index = "cpu", nil // the host, not a numbered accelerator
 	case "TPU":
 		d.Type = "tpu"
 	}
@@ -521,7 +554,7 @@ func fillXLA(ev *Event, msg string) {
 	case reXLATPU.MatchString(msg):
 		// A compile-time verdict on the whole program, not one allocation.
 		m := reXLATPU.FindStringSubmatch(msg)
-		ev.ProcessInUseBytes = sizeOf(m[1])
+		ev.RequiredBytes = sizeOf(m[1])
 		ev.TotalBytes = sizeOf(m[2])
 		ev.Device = &Device{Type: "tpu"}
 	default:
@@ -661,6 +694,9 @@ func fillKernelKill(ev *Event, msg string) {
 func fillSigkill(ev *Event, msg string) {
 	ev.Device, ev.Signal = &Device{Type: "cpu"}, "SIGKILL"
 	switch {
+	case reJobKilled.MatchString(msg):
+		ev.PID = int64p(reJobKilled.FindStringSubmatch(msg)[1])
+		ev.Suspected = true
 	case reShellKilled.MatchString(msg):
 		ev.PID = int64p(reShellKilled.FindStringSubmatch(msg)[1])
 		ev.Suspected = true

@@ -140,6 +140,7 @@ type scanner struct {
 	gateAnchors [][]byte         // gateAnchors(), built once per Parse
 	matchers    []failureMatcher // failureMatchers(), built once per Parse
 	quiet       map[string]bool  // line shapes that matched no failure
+	tentative   *Event           // the last tentative failure (see Event.tentative)
 }
 
 type ringLine struct {
@@ -197,7 +198,7 @@ func (s *scanner) segment(seg []byte, no int) {
 	if s.hot > 0 {
 		s.hot--
 	}
-	raw := toText(stripANSI(seg))
+	raw := unBold(toText(stripANSI(seg)))
 	st := stripPrefixes(raw)
 	if no <= headLines && no > s.scanned {
 		if isProgress(st.text) {
@@ -438,6 +439,17 @@ func (s *scanner) close(stream string) {
 	if ev.Kind == "" {
 		ev.Kind = p.m.kind
 	}
+	if ev.Detection == nil {
+		ev.Detection = &Detection{Family: p.m.name, Tier: 1}
+	}
+	if ev.tentative {
+		if len(s.events) < MaxEvents {
+			s.attachContext(ev)
+			ev.Phase = phaseOf(ev)
+			s.tentative = ev
+		}
+		return
+	}
 	if ev.engine != "" {
 		ev.Framework = ev.engine // the process that printed it runs a serving engine
 	}
@@ -524,8 +536,18 @@ func (s *scanner) add(ev *Event) {
 
 // finish closes what is still open and numbers the events.
 func (s *scanner) finish() {
+	streams := make([]string, 0, len(s.pending))
 	for stream := range s.pending {
+		streams = append(streams, stream)
+	}
+	sort.Strings(streams) // map order must not reach the output
+	for _, stream := range streams {
 		s.close(stream)
+	}
+	// A tentative failure counts only when nothing else failed and the log
+	// ends right after it: the process died there.
+	if t := s.tentative; t != nil && len(s.events) == 0 && s.res.Lines-t.Line <= 2 {
+		s.events = append(s.events, t)
 	}
 	sort.SliceStable(s.events, func(i, j int) bool { return s.events[i].Line < s.events[j].Line })
 	s.res.Events = make([]Event, 0, len(s.events))

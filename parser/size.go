@@ -46,7 +46,7 @@ func unitBytes(unit string) (uint64, bool) {
 // negative numbers, and for values of 2^60 bytes or more, which no device
 // has and which PyTorch prints only as sentinels.
 func ParseSize(text string) (int64, bool) {
-	s := strings.TrimSpace(text)
+	s := dropThousands(strings.TrimSpace(text))
 	i := 0
 	for i < len(s) && (s[i] >= '0' && s[i] <= '9') {
 		i++
@@ -92,6 +92,28 @@ func ParseSize(text string) (int64, bool) {
 		return 0, false
 	}
 	return int64(q), true
+}
+
+// dropThousands removes the thousands separators of a leading integer
+// printed in groups of three ("167,772,160 B" → "167772160 B"); any other
+// use of commas is left for ParseSize to refuse.
+func dropThousands(s string) string {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	if i == 0 || i > 3 || i >= len(s) || s[i] != ',' {
+		return s
+	}
+	out := []byte(s[:i])
+	for i < len(s) && s[i] == ',' {
+		if i+4 > len(s) || !isDigit(s[i+1]) || !isDigit(s[i+2]) || !isDigit(s[i+3]) || i+4 < len(s) && isDigit(s[i+4]) {
+			return s
+		}
+		out = append(out, s[i+1:i+4]...)
+		i += 4
+	}
+	return string(out) + s[i:]
 }
 
 // sizeOf is ParseSize returning a pointer, nil when the text is not a size.

@@ -13,6 +13,10 @@ func TestParseSize(t *testing.T) {
 		{"0 bytes", 0, true},
 		{"1024 bytes", 1024, true},
 		{"1018.00 KiB", 1042432, true},
+		{"167,772,160 B", 167772160, true},
+		{"1,016,636,448 B", 1016636448, true},
+		{"1,02 GiB", 0, false},
+		{"12,3456 B", 0, false},
 		{"6.00MiB", 6291456, true},       // XLA: no space
 		{"449MiB", 470810624, true},      // nvidia-smi
 		{"7.23 GB", 7763153388, true},    // old MPS: GB means GiB

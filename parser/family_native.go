@@ -1,0 +1,190 @@
+package parser
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Message families of native runtimes and toolkits that raise their own
+// out-of-memory errors outside the PyTorch/TF/JAX allocators. Each pattern
+// carries a real line it reads.
+var (
+	// "Failed to CUDA calloc 8388608 bytes" (NCCL's own cudaMalloc, after
+	// "ncclUnhandledCudaError: Call to CUDA function failed.")
+	reNCCLAlloc = regexp.MustCompile(`Failed to CUDA (?:calloc|malloc|host alloc|hostAlloc|mallocAsync)(?: async)? (\d+) bytes`)
+	// "Out of memory error on GPU 0. Cannot allocate 18.062744MB memory on GPU 0,
+	// available memory is only 17.537501MB." (PaddlePaddle 2.x; newer releases
+	// add "N memory has been allocated and" before "available")
+	rePaddle = regexp.MustCompile(`Out of memory error on (GPU|XPU|NPU|MLU|CPU)\s*(\d+)\.(?:\s*Cannot allocate (\S+) memory on \w+ \d+,(?: (\S+) memory has been allocated and)? available memory is only (\S+?)\.?(?:\s|$))?`)
+	// "model requires more system memory (164.8 GiB) than is available (13.4 GiB)" (Ollama)
+	reOllama = regexp.MustCompile(`model requires more (system|GPU|gpu)? ?memory \(([^)]+)\) than is available \(([^)]+)\)`)
+	// "vkAllocateMemory failed -2" (ncnn: VK_ERROR_OUT_OF_DEVICE_MEMORY = -2,
+	// VK_ERROR_OUT_OF_HOST_MEMORY = -1)
+	reVulkanFailed = regexp.MustCompile(`\b(vk[A-Z]\w*) failed (-[12])\b`)
+	// "TT_FATAL: Out of Memory: Not enough space to allocate 167,772,160 B DRAM
+	// buffer across 12 banks (allocated: 1,016,636,448 B, free: 55,185,344 B,
+	// largest free block: 8,713,184 B)" (Tenstorrent tt-metal)
+	reTTAlloc = regexp.MustCompile(`Not enough space to allocate ([\d,]+ ?B) (\w+)`)
+	reTTField = regexp.MustCompile(`(allocated|free|largest free block): ([\d,]+ ?B)\b`)
+	// "[MPSNDArray initWithDevice:descriptor:] Error: total bytes of NDArray > 2**32"
+	reMPSNDArray = regexp.MustCompile(`total bytes of NDArray > 2\*\*(\d+)`)
+	// "Current platform can NOT allocate memory block with size larger than 4GB!" (IPEX)
+	reXPULimit = regexp.MustCompile(`can NOT allocate memory block with size larger than (\d+ ?[KMGT]i?B)`)
+	// "[1]    9301 killed     python3 scripts/dream.py" (zsh job control),
+	// "[1]+  Killed                  python train.py" (bash)
+	reJobKilled = regexp.MustCompile(`^\[\d+\]\s*[+-]?\s+(?:(\d+)\s+)?(?:killed|Killed)\s+(\S.*)$`)
+	// "tcmalloc: large alloc 24180850688 bytes == (nil) @ …" (nil: the allocation failed)
+	reTcmalloc = regexp.MustCompile(`tcmalloc: large alloc (\d+) bytes`)
+)
+
+// nativeMatchers are the families of native runtimes, tried after the
+// framework allocators and before the generic device-runtime forms.
+func nativeMatchers() []failureMatcher {
+	return []failureMatcher{
+		{
+			name:    "nccl-alloc",
+			anchors: []string{"Failed to CUDA "},
+			locate:  reNCCLAlloc,
+			kind:    KindNCCL,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device = "nccl", &Device{Type: "cuda"}
+				ev.RequestedBytes = sizeOf(reNCCLAlloc.FindStringSubmatch(msg)[1])
+			},
+		},
+		{
+			name:    "paddle",
+			anchors: []string{"Out of memory error on"},
+			locate:  rePaddle,
+			kind:    KindPaddle,
+			fill:    fillPaddle,
+		},
+		{
+			name:    "ollama-memory-check",
+			anchors: []string{"than is available ("},
+			locate:  reOllama,
+			kind:    KindCPU,
+			fill: func(ev *Event, msg string) {
+				m := reOllama.FindStringSubmatch(msg)
+				ev.Framework, ev.Variant = "ollama", "ollama-memory-check"
+				ev.Device = &Device{Type: "cpu"}
+				if strings.EqualFold(m[1], "gpu") {
+					ev.Kind, ev.Device.Type = KindCUDARuntime, "cuda"
+				}
+				ev.RequiredBytes, ev.AvailableBytes = sizeOf(m[2]), sizeOf(m[3])
+			},
+		},
+		{
+			name:    "vulkan",
+			anchors: []string{" failed -", "OUT_OF_DEVICE_MEMORY", "OUT_OF_HOST_MEMORY", "ErrorOutOfDeviceMemory", "ErrorOutOfHostMemory"},
+			locate:  regexp.MustCompile(`\bvk[A-Z]\w* failed -[12]\b|(?:\b[A-Z][^:]{0,120}: )?(?:VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY|ErrorOutOf(?:Device|Host)Memory)`),
+			kind:    KindCUDARuntime,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device = "vulkan", &Device{Type: "vulkan"}
+				if m := reVulkanFailed.FindStringSubmatch(msg); m != nil {
+					ev.Framework = "ncnn" // ncnn prints "vkAllocateMemory failed -2"
+					if m[2] == "-1" {
+						ev.Device.Type = "cpu" // VK_ERROR_OUT_OF_HOST_MEMORY
+					}
+				}
+				if strings.Contains(msg, "HOST_MEMORY") || strings.Contains(msg, "OutOfHostMemory") {
+					ev.Device.Type = "cpu"
+				}
+				if strings.Contains(msg, "exceeds device memory allocation limit") {
+					ev.Hint = "allocation-limit"
+				}
+			},
+		},
+		{
+			name:    "tt-metal",
+			anchors: []string{"Not enough space to allocate"},
+			locate:  regexp.MustCompile(`(?:TT_FATAL: )?(?:Out of Memory: )?Not enough space to allocate`),
+			kind:    KindGeneric,
+			more: func(msg string) bool {
+				return !strings.Contains(msg, ")") && len(msg) < 600
+			},
+			fill: fillTT,
+		},
+		{
+			name:    "mps-ndarray-limit",
+			anchors: []string{"MPSNDArray"},
+			locate:  regexp.MustCompile(`\S*MPSNDArray\.mm:\d+: failed assertion|\[MPSNDArray initWithDevice:descriptor:\] Error:`),
+			kind:    KindMPS,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "pytorch", &Device{Type: "mps"}, "mps-ndarray-limit"
+				ev.Hint = "allocation-limit"
+				if m := reMPSNDArray.FindStringSubmatch(msg); m != nil {
+					if n := int64p(m[1]); n != nil && *n < 62 {
+						v := int64(1) << *n
+						ev.MaxAllocationBytes = &v
+					}
+				}
+			},
+		},
+		{
+			name:    "ggml-context",
+			anchors: []string{"mem_buffer != NULL"},
+			locate:  regexp.MustCompile(`GGML_ASSERT: \S+ ctx->mem_buffer != NULL`),
+			kind:    KindCPU,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "ggml", &Device{Type: "cpu"}, "ggml-context-malloc"
+			},
+		},
+		{
+			name:    "tcmalloc-large-alloc",
+			anchors: []string{"tcmalloc: large alloc"},
+			locate:  reTcmalloc,
+			kind:    KindCPU,
+			fill: func(ev *Event, msg string) {
+				ev.Device, ev.Variant = &Device{Type: "cpu"}, "tcmalloc-large-alloc"
+				ev.RequestedBytes = sizeOf(reTcmalloc.FindStringSubmatch(msg)[1])
+				// "== 0x5581…" is an allocation that succeeded: only a log that
+				// ends right after it (the kernel killed the process) makes it
+				// the failure. "== (nil)" is the failure itself.
+				ev.tentative = !strings.Contains(msg, "(nil)")
+				ev.Suspected = ev.tentative
+			},
+		},
+	}
+}
+
+func fillPaddle(ev *Event, msg string) {
+	ev.Framework = "paddlepaddle"
+	m := rePaddle.FindStringSubmatch(msg)
+	if m == nil {
+		return
+	}
+	ev.Device = &Device{Type: strings.ToLower(m[1]), Index: intp(m[2])}
+	if ev.Device.Type == "gpu" {
+		ev.Device.Type = "cuda"
+	}
+	if m[3] != "" {
+		ev.RequestedBytes = sizeOf(m[3])
+		ev.FreeBytes = sizeOf(m[5])
+	} else {
+		ev.Truncated = true
+	}
+	if m[4] != "" {
+		ev.AllocatedBytes = sizeOf(m[4])
+	}
+}
+
+func fillTT(ev *Event, msg string) {
+	ev.Framework, ev.Device, ev.Variant = "tt-metal", &Device{Type: "tenstorrent"}, "tt-metal-bank-allocator"
+	if m := reTTAlloc.FindStringSubmatch(msg); m != nil {
+		ev.RequestedBytes = sizeOf(m[1])
+	}
+	for _, m := range reTTField.FindAllStringSubmatch(msg, 3) {
+		v := sizeOf(m[2])
+		switch m[1] {
+		case "allocated":
+			ev.AllocatedBytes = v
+		case "free":
+			ev.FreeBytes = v
+		default:
+			ev.LargestFreeBytes = v
+		}
+	}
+	if !strings.Contains(msg, ")") {
+		ev.Truncated = true
+	}
+}

@@ -1,0 +1,43 @@
+package parser
+
+import "math/bits"
+
+// dtypeWidth is the size in bytes of one element of a dtype as TensorFlow,
+// NumPy and XLA print it; 0 for a name not known.
+func dtypeWidth(dtype string) int64 {
+	switch dtype {
+	case "bool", "int8", "uint8", "qint8", "quint8", "float8_e4m3fn", "float8_e5m2", "s8", "u8", "pred":
+		return 1
+	case "half", "float16", "bfloat16", "int16", "uint16", "f16", "bf16", "s16", "u16":
+		return 2
+	case "float", "float32", "int32", "uint32", "qint32", "f32", "s32", "u32":
+		return 4
+	case "double", "float64", "int64", "uint64", "complex64", "f64", "s64", "u64", "c64":
+		return 8
+	case "complex128", "c128":
+		return 16
+	}
+	return 0
+}
+
+// tensorBytes is the size of a tensor of the shape and dtype, nil when the
+// dtype is unknown, the shape empty or the product overflows.
+func tensorBytes(shape []int64, dtype string) *int64 {
+	w := dtypeWidth(dtype)
+	if w == 0 || len(shape) == 0 {
+		return nil
+	}
+	n := uint64(w)
+	for _, d := range shape {
+		if d < 0 {
+			return nil
+		}
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo >= maxBytes {
+			return nil
+		}
+		n = lo
+	}
+	v := int64(n)
+	return &v
+}
