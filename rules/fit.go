@@ -18,7 +18,8 @@ type labelled struct {
 const (
 	fitIterations = 2000
 	fitRate       = 0.5 // step size on the mean gradient per case
-	fitL2         = 3.0 // strength of the pull back to the declared starts, in cases
+	fitL2Evidence = 1.0 // strength of the pull back to the declared starts, in cases: evidence
+	fitL2Weak     = 0.5 // … and hypotheses, priors and the unknown class, which must stay modest
 	priorSmooth   = 4.0 // pseudo-counts pulling a context's base rates to the global ones
 )
 
@@ -27,10 +28,13 @@ const (
 // descent on the cross-entropy against each case's target distribution.
 func fitWeights(cases []labelled, cs []Culprit) Weights {
 	w := Weights{Signal: map[string]float64{}, Unknown: map[string]float64{}, Prior: fitPriors(cases, cs)}
-	start := map[string]float64{}
+	start, l2 := map[string]float64{}, map[string]float64{}
 	for _, c := range cs {
 		for _, s := range c.Signals {
-			start[s.Name] = s.Start
+			start[s.Name], l2[s.Name] = s.Start, fitL2Weak
+			if s.Strength == EvidenceSignal {
+				l2[s.Name] = fitL2Evidence
+			}
 		}
 	}
 	unknownStart := map[string]float64{unknownBias: -1, unknownNoEvidence: 1, unknownNoFrames: 0, unknownOneLine: 0, unknownNoPhase: 0}
@@ -67,10 +71,10 @@ func fitWeights(cases []labelled, cs []Culprit) Weights {
 			}
 		}
 		for k := range w.Signal {
-			w.Signal[k] -= fitRate / n * (gs[k] + fitL2*(w.Signal[k]-start[k]))
+			w.Signal[k] -= fitRate / n * (gs[k] + l2[k]*(w.Signal[k]-start[k]))
 		}
 		for k := range w.Unknown {
-			w.Unknown[k] -= fitRate / n * (gu[k] + fitL2*(w.Unknown[k]-unknownStart[k]))
+			w.Unknown[k] -= fitRate / n * (gu[k] + fitL2Weak*(w.Unknown[k]-unknownStart[k]))
 		}
 	}
 	return w

@@ -13,13 +13,15 @@ import (
 // capacity − free − what this process holds.
 // Signals of other-process.
 const (
-	otherListed     = "other-process/processes-listed"
-	otherStartup    = "other-process/serving-startup-check"
-	otherOutside    = "other-process/held-outside-arithmetic"
-	otherNonTorch   = "other-process/non-pytorch-in-process"
-	otherUnexplain  = "other-process/holder-not-printed"
-	otherSMI        = "other-process/nvidia-smi-processes"
-	otherRankNonPyT = "other-process/multi-rank-overhead"
+	otherListed      = "other-process/processes-listed"
+	otherListedPart  = "other-process/processes-listed-minor"
+	otherOutsidePart = "other-process/held-outside-minor"
+	otherStartup     = "other-process/serving-startup-check"
+	otherOutside     = "other-process/held-outside-arithmetic"
+	otherNonTorch    = "other-process/non-pytorch-in-process"
+	otherUnexplain   = "other-process/holder-not-printed"
+	otherSMI         = "other-process/nvidia-smi-processes"
+	otherRankNonPyT  = "other-process/multi-rank-overhead"
 )
 
 // otherProcess: memory held outside this process's PyTorch allocator —
@@ -34,9 +36,11 @@ func otherProcess() Culprit {
 		Recognise: "\"Process N has X memory in use\" for other PIDs; capacity − free − this process's memory is large; nvidia-smi shows other processes; non-PyTorch memory (in-use − reserved) is large.",
 		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindMPS},
 		Signals: []Signal{
-			{Name: otherListed, Strength: EvidenceSignal, Start: 2.5, Doc: "the message lists other processes holding at least the request"},
+			{Name: otherListed, Strength: EvidenceSignal, Start: 2.5, Doc: "the message lists other processes holding at least the request and a third of the device"},
+			{Name: otherListedPart, Strength: EvidenceSignal, Start: 1.0, Doc: "other processes the message lists hold at least the request, but under a third of the device: a co-holder"},
+			{Name: otherOutsidePart, Strength: EvidenceSignal, Start: 0.5, Doc: "10–33% of the device held outside this process (a desktop, a driver reservation, a small co-tenant)"},
 			{Name: otherStartup, Strength: EvidenceSignal, Start: 1.0, Doc: "a serving engine found less free memory at start-up than it was told to use"},
-			{Name: otherOutside, Strength: EvidenceSignal, Start: 1.5, Doc: "capacity − free − this process leaves ≥ max(1 GiB, 10%) held elsewhere"},
+			{Name: otherOutside, Strength: EvidenceSignal, Start: 1.5, Doc: "capacity − free − this process leaves at least the request and a third of the device held elsewhere"},
 			{Name: otherNonTorch, Strength: EvidenceSignal, Start: 0.5, Doc: "in-use − reserved: large non-PyTorch memory inside this process"},
 			{Name: otherRankNonPyT, Strength: PriorSignal, Start: -1.0, Doc: "non-PyTorch memory in a multi-rank job (communication buffers and contexts)"},
 			{Name: otherUnexplain, Strength: PriorSignal, Start: -0.5, Doc: "the device is full and the message does not say who holds it"},
@@ -59,7 +63,11 @@ func checkOtherProcess(f *Facts) *Finding {
 	floor := max(gib, f.Capacity/10)
 	switch {
 	case f.OthersBytes > 0 && f.OthersBytes >= max(f.Requested, f.Capacity/20):
-		fd.fire(otherListed)
+		if f.OthersBytes >= f.Capacity/3 {
+			fd.fire(otherListed)
+		} else {
+			fd.fire(otherListedPart)
+		}
 		fd.Quantities.HolderBytes = f.OthersBytes
 		for _, p := range ev.OtherProcesses {
 			if p.Bytes != nil {
@@ -71,7 +79,11 @@ func checkOtherProcess(f *Facts) *Finding {
 		fd.Explanation = "vLLM found less free memory at startup than gpu_memory_utilization asks for: another process (or an earlier engine in the same process) holds part of the device."
 	case f.Outside() >= floor && f.Outside() >= f.Requested:
 		out := f.Outside()
-		fd.fire(otherOutside)
+		if out >= f.Capacity/3 {
+			fd.fire(otherOutside)
+		} else {
+			fd.fire(otherOutsidePart)
+		}
 		fd.Quantities.HolderBytes = out
 		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("capacity %s − free %s − this process %s = %s held elsewhere (%s)", size(f.Capacity), size(f.Free), size(f.heldByProcess()), size(out), pct(out, f.Capacity)))
 	case f.InUse > 0 && f.Reserved > 0 && f.InUse-f.Reserved >= max(2*gib, f.Capacity/10):
