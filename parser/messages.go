@@ -157,7 +157,7 @@ func frameworkMatchers() []failureMatcher {
 		},
 		{
 			name:    "thc",
-			anchors: []string{"cuda runtime error (2)", "error=2 : out of memory"},
+			anchors: []string{"error (2) : out of memory", "error=2 : out of memory"},
 			locate:  regexp.MustCompile(`cuda runtime error \(2\) : out of memory|THCudaCheck FAIL .*error=2 : out of memory`),
 			kind:    KindCUDA,
 			fill: func(ev *Event, msg string) {

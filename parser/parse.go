@@ -137,8 +137,7 @@ type scanner struct {
 	tailBuf   []byte // the end of the previous block, for replay
 	tailFirst int    // the number of tailBuf's first line
 
-	gateAnchors [][]byte         // gateAnchors(), built once per Parse
-	matchers    []failureMatcher // failureMatchers(), built once per Parse
+	t           *tables          // matchers and prefilter, built once per process
 	quiet       map[string]bool  // line shapes that matched no failure
 	tentative   *Event           // the last tentative failure (see Event.tentative)
 }
@@ -164,8 +163,7 @@ func newScanner(name string) *scanner {
 		tbs:         map[string]*traceback{},
 		pending:     map[string]*pending{},
 		ctxScan:     newContextScanner(&res.Context),
-		gateAnchors: gateAnchors(),
-		matchers:    failureMatchers(),
+		t:           parserTables(),
 		quiet:       map[string]bool{},
 	}
 }
@@ -222,27 +220,6 @@ func (s *scanner) remember(seg []byte, no int) {
 	r.buf = append(r.buf[:0], seg...)
 }
 
-// gate is the cheap test every line passes before any pattern runs: it lets
-// through lines that could start or belong to a failure or a traceback.
-func (s *scanner) gate(b []byte) bool {
-	for _, a := range s.gateAnchors {
-		if bytes.Contains(b, a) {
-			return true
-		}
-	}
-	return false
-}
-
-// gateAnchors are the words of the per-line gate.
-func gateAnchors() [][]byte {
-	return [][]byte{
-		[]byte("emory"), []byte("llocat"), []byte("EMORY"), []byte("ALLOC"), []byte("xhausted"), []byte("EXHAUSTED"),
-		[]byte("illed"), []byte("Traceback"), []byte("File "), []byte("Cell In["), []byte("ipython-input"),
-		[]byte("CUDNN_STATUS"), []byte("exitcode"), []byte("code = -9"), []byte("SIGKILL"), []byte("oom"), []byte("OOM"),
-		[]byte("died"), []byte("KV cache"), []byte("cache blocks"),
-	}
-}
-
 func (s *scanner) tb(stream string) *traceback {
 	t := s.tbs[stream]
 	if t == nil {
@@ -282,8 +259,8 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		s.notice(text, no)
 		return
 	}
-	for i := range s.matchers {
-		m := &s.matchers[i]
+	for i := range s.t.matchers {
+		m := &s.t.matchers[i]
 		if !containsAny(text, m.anchors) {
 			continue
 		}
