@@ -137,9 +137,9 @@ type scanner struct {
 	tailBuf   []byte // the end of the previous block, for replay
 	tailFirst int    // the number of tailBuf's first line
 
-	t           *tables          // matchers and prefilter, built once per process
-	quiet       map[string]bool  // line shapes that matched no failure
-	tentative   *Event           // the last tentative failure (see Event.tentative)
+	t         *tables         // matchers and prefilter, built once per process
+	quiet     map[string]bool // line shapes that matched no failure
+	tentative *Event          // the last tentative failure (see Event.tentative)
 }
 
 type ringLine struct {
@@ -159,12 +159,12 @@ type pending struct {
 func newScanner(name string) *scanner {
 	res := &Result{Input: name}
 	return &scanner{
-		res:         res,
-		tbs:         map[string]*traceback{},
-		pending:     map[string]*pending{},
-		ctxScan:     newContextScanner(&res.Context),
-		t:           parserTables(),
-		quiet:       map[string]bool{},
+		res:     res,
+		tbs:     map[string]*traceback{},
+		pending: map[string]*pending{},
+		ctxScan: newContextScanner(&res.Context),
+		t:       parserTables(),
+		quiet:   map[string]bool{},
 	}
 }
 
