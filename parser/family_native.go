@@ -130,6 +130,20 @@ func nativeMatchers() []failureMatcher {
 			},
 		},
 		{
+			// transformers refusing to load a bitsandbytes model that does not
+			// fit: "ValueError: Some modules are dispatched on the CPU or the
+			// disk. Make sure you have enough GPU RAM to fit the quantized model."
+			name:    "bnb-quantized-fit",
+			anchors: []string{"enough GPU RAM to fit"},
+			locate:  regexp.MustCompile(`(?:Some modules are dispatched on the CPU or the disk\. )?Make sure you have enough GPU RAM to fit`),
+			kind:    KindGeneric,
+			more:    func(msg string) bool { return !strings.Contains(msg, "quantized model") },
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Variant = "transformers", "bnb-quantized-fit"
+				ev.Device = &Device{Type: "cuda"}
+			},
+		},
+		{
 			name:    "tcmalloc-large-alloc",
 			anchors: []string{"tcmalloc: large alloc"},
 			locate:  reTcmalloc,

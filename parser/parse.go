@@ -268,7 +268,15 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		if loc == nil {
 			continue
 		}
-		s.open(m, raw, st, text, loc[0], no, tb)
+		var words []string
+		if m.judge != nil {
+			w, ok := m.judge(text)
+			if !ok {
+				continue
+			}
+			words = w
+		}
+		s.open(m, raw, st, text, loc[0], no, tb, words)
 		return
 	}
 	if len(s.quiet) < 4096 {
@@ -320,9 +328,12 @@ var reReprOpen = regexp.MustCompile(`([A-Za-z_][\w.]*)\(\s*['"]$`)
 var reExcBefore = regexp.MustCompile(`([A-Za-z_][\w.]*(?:Error|Exception|Exhausted\w*))(?:\s*\([^)]*\))?\s*:\s*$`)
 
 // open starts an event at the failure text found on a line.
-func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, start, no int, tb *traceback) {
+func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, start, no int, tb *traceback, words []string) {
 	before := text[:start]
 	ev := &Event{Input: s.res.Input, Line: no, Rank: st.rank, Kind: m.kind, stream: st.stream, engine: engineOf(st.stream, raw)}
+	if words != nil {
+		ev.Detection = &Detection{Family: m.name, Tier: 2, Words: words}
+	}
 	if mm := reExcBefore.FindStringSubmatch(before); mm != nil {
 		ev.Exception = Optional(mm[1])
 		before = before[:len(before)-len(mm[0])]
@@ -501,6 +512,13 @@ func (s *scanner) add(ev *Event) {
 		prev := s.events[k]
 		if sameFailure(prev, ev) {
 			mergeInto(prev, ev)
+			return
+		}
+		if wrapped(prev, ev) {
+			return // a wrapper's words for a failure already read exactly
+		}
+		if wrapped(ev, prev) {
+			s.events[k] = ev // the exact report supersedes the wrapper's words
 			return
 		}
 	}
