@@ -5,74 +5,62 @@ import (
 	"sort"
 )
 
-// blockAnchors are the words every failure message holds at least one of
-// (research/formats.md §1–5), chosen to begin with a byte that is rare in
-// logs so that each is found at memory speed: "mory" (memory, Memory,
-// OutOfMemory), "Tried to" (allocator messages whose start was cut), "OOM"
-// (TensorFlow, OOMKilled), kills and exit codes, cuBLAS/cuDNN statuses,
-// MLX's malloc, ggml's "failed to allocate", vLLM's KV-cache wording.
-// Anchors in one group share their first byte and are found in one pass.
-// Past the head of a log only lines holding one of them — with the lines
-// before and after them — are read in full; the rest is only counted.
-// (zsh's "killed" and Jupyter's "kernel appears to have died" are read in
-// the head and around other anchors only: they cost a pass each and are
-// rarely the only trace of a failure.)
-func blockAnchors() [][][]byte {
-	g := func(words ...string) [][]byte {
-		out := make([][]byte, len(words))
-		for i, w := range words {
-			out[i] = []byte(w)
-		}
-		return out
-	}
-	return [][][]byte{
-		g("mory"), g("MEMORY"), g("Tried to"), g("OOM"), g("Killed", "KV cache"), g("STATUS_", "SIGKILL"),
-		g("xitcode"), g("malloc"), g("failed to allocate"), g("Detected"), g("] exits with"), g("Bus error"),
-	}
-}
-
 // anchorLines returns the start offsets of the lines of block that hold an
 // anchor, sorted and unique. A large block is searched in two halves at
 // once, one per core.
-func anchorLines(block []byte) []int {
+func anchorLines(block []byte, groups []keyGroup) []int {
 	if len(block) < 256<<10 {
-		return anchorLinesIn(block, 0)
+		return anchorLinesIn(block, 0, groups)
 	}
 	mid := bytes.IndexByte(block[len(block)/2:], '\n')
 	if mid < 0 {
-		return anchorLinesIn(block, 0)
+		return anchorLinesIn(block, 0, groups)
 	}
 	mid += len(block)/2 + 1
 	var second []int
 	done := make(chan struct{})
 	go func() {
-		second = anchorLinesIn(block[mid:], mid)
+		second = anchorLinesIn(block[mid:], mid, groups)
 		close(done)
 	}()
-	first := anchorLinesIn(block[:mid], 0)
+	first := anchorLinesIn(block[:mid], 0, groups)
 	<-done
 	return append(first, second...)
 }
 
 // anchorLinesIn finds the anchored lines of part, whose offset in the
 // block is base.
-func anchorLinesIn(part []byte, base int) []int {
+func anchorLinesIn(part []byte, base int, groups []keyGroup) []int {
 	var starts []int
-	for _, group := range blockAnchors() {
-		off := 0
-		for off < len(part) {
-			i := indexGroup(part[off:], group)
-			if i < 0 {
-				break
+	// The part is searched in runs of whole lines that stay in the CPU's
+	// cache while every group passes over them.
+	for lo := 0; lo < len(part); {
+		hi := min(lo+scanChunk, len(part))
+		if hi < len(part) {
+			if nl := bytes.IndexByte(part[hi:], '\n'); nl >= 0 {
+				hi += nl + 1
+			} else {
+				hi = len(part)
 			}
-			i += off
-			starts = append(starts, base+bytes.LastIndexByte(part[:i], '\n')+1)
-			end := bytes.IndexByte(part[i:], '\n')
-			if end < 0 {
-				break
-			}
-			off = i + end + 1
 		}
+		chunk := part[lo:hi]
+		for _, group := range groups {
+			off := 0
+			for off < len(chunk) {
+				i := indexGroup(chunk[off:], group)
+				if i < 0 {
+					break
+				}
+				i += off
+				starts = append(starts, base+lo+bytes.LastIndexByte(chunk[:i], '\n')+1)
+				end := bytes.IndexByte(chunk[i:], '\n')
+				if end < 0 {
+					break
+				}
+				off = i + end + 1
+			}
+		}
+		lo = hi
 	}
 	sort.Ints(starts)
 	out := starts[:0]
@@ -83,6 +71,10 @@ func anchorLinesIn(part []byte, base int) []int {
 	}
 	return out
 }
+
+// scanChunk is how many bytes every anchor group passes over before the
+// search moves on: small enough to stay in a core's cache.
+const scanChunk = 64 << 10
 
 // feed passes one line (without its "\n") to the scanner.
 func (s *scanner) feed(line []byte, no int) {
@@ -100,7 +92,7 @@ func (s *scanner) busy(no int) bool {
 // block reads one block of whole lines whose first line is number first,
 // and returns the number of the next line.
 func (s *scanner) block(b []byte, first int) int {
-	hits := anchorLines(b)
+	hits := anchorLines(b, s.t.groups)
 	pos, no := 0, first
 	for pos < len(b) {
 		if s.busy(no) {
@@ -160,23 +152,23 @@ func countLines(b []byte) int {
 	return n
 }
 
-// indexGroup finds the first occurrence in b of any word of a group. A
-// group of one is a plain bytes.Index; words sharing a rare first byte are
-// found by one IndexByte scan for that byte.
-func indexGroup(b []byte, group [][]byte) int {
-	if len(group) == 1 {
-		return bytes.Index(b, group[0])
+// indexGroup finds the first occurrence in b of any key of a group and
+// returns where that key starts. A group of one key is a plain bytes.Index;
+// the keys of a larger group share a rare pivot byte and are found by one
+// IndexByte scan for it.
+func indexGroup(b []byte, g keyGroup) int {
+	if len(g.keys) == 1 && g.offs[0] == 0 {
+		return bytes.Index(b, g.keys[0])
 	}
-	first := group[0][0]
 	for off := 0; off < len(b); {
-		i := bytes.IndexByte(b[off:], first)
+		i := bytes.IndexByte(b[off:], g.pivot)
 		if i < 0 {
 			return -1
 		}
 		i += off
-		for _, w := range group {
-			if bytes.HasPrefix(b[i:], w) {
-				return i
+		for k, w := range g.keys {
+			if st := i - g.offs[k]; st >= 0 && bytes.HasPrefix(b[st:], w) {
+				return st
 			}
 		}
 		off = i + 1

@@ -60,7 +60,7 @@ func nativeMatchers() []failureMatcher {
 		},
 		{
 			name:    "ollama-memory-check",
-			anchors: []string{"than is available ("},
+			anchors: []string{"memory ("},
 			locate:  reOllama,
 			kind:    KindCPU,
 			fill: func(ev *Event, msg string) {
@@ -75,8 +75,8 @@ func nativeMatchers() []failureMatcher {
 		},
 		{
 			name:    "vulkan",
-			anchors: []string{" failed -", "OUT_OF_DEVICE_MEMORY", "OUT_OF_HOST_MEMORY", "ErrorOutOfDeviceMemory", "ErrorOutOfHostMemory"},
-			locate:  regexp.MustCompile(`\bvk[A-Z]\w* failed -[12]\b|(?:\b[A-Z][^:]{0,120}: )?(?:VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY|ErrorOutOf(?:Device|Host)Memory)`),
+			anchors: []string{"Memory failed -", "OUT_OF_DEVICE_MEMORY", "OUT_OF_HOST_MEMORY", "ErrorOutOfDeviceMemory", "ErrorOutOfHostMemory"},
+			locate:  regexp.MustCompile(`\bvk[A-Z]\w*Memory failed -[12]\b|(?:\b[A-Z][^:]{0,120}: )?(?:VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY|ErrorOutOf(?:Device|Host)Memory)`),
 			kind:    KindCUDARuntime,
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Device = "vulkan", &Device{Type: "vulkan"}
@@ -127,6 +127,20 @@ func nativeMatchers() []failureMatcher {
 			kind:    KindCPU,
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Device, ev.Variant = "ggml", &Device{Type: "cpu"}, "ggml-context-malloc"
+			},
+		},
+		{
+			// transformers refusing to load a bitsandbytes model that does not
+			// fit: "ValueError: Some modules are dispatched on the CPU or the
+			// disk. Make sure you have enough GPU RAM to fit the quantized model."
+			name:    "bnb-quantized-fit",
+			anchors: []string{"enough GPU RAM to fit"},
+			locate:  regexp.MustCompile(`(?:Some modules are dispatched on the CPU or the disk\. )?Make sure you have enough GPU RAM to fit`),
+			kind:    KindGeneric,
+			more:    func(msg string) bool { return !strings.Contains(msg, "quantized model") },
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Variant = "transformers", "bnb-quantized-fit"
+				ev.Device = &Device{Type: "cuda"}
 			},
 		},
 		{

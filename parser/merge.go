@@ -115,3 +115,21 @@ func mergeInto(prev, ev *Event) {
 		prev.Message += " | " + ev.Message
 	}
 }
+
+// genericWindow is how many lines apart a tier-2 (generic) report may be
+// from the exact report of the same failure: wrappers re-word the failure
+// they caught a few lines before or after it.
+const genericWindow = 40
+
+// wrapped reports whether ev is a generic (tier-2) report of the failure
+// that the exact (tier-1) event exact reports nearby on the same rank.
+func wrapped(exact, ev *Event) bool {
+	if ev.Detection == nil || ev.Detection.Tier != 2 || exact.Detection == nil || exact.Detection.Tier != 1 {
+		return false
+	}
+	d := ev.Line - exact.Line
+	if d < 0 {
+		d = -d
+	}
+	return d <= genericWindow && sameRank(exact.Rank, ev.Rank)
+}

@@ -19,7 +19,10 @@ type failureMatcher struct {
 	// cont reports whether a following line belongs to the message; nil
 	// means the default test for hard-wrapped prose (isContinuation).
 	cont func(next string) bool
-	fill func(ev *Event, msg string)
+	// judge, when set, decides whether a located line is a failure and
+	// names the words that made it one (the generic tier).
+	judge func(text string) ([]string, bool)
+	fill  func(ev *Event, msg string)
 }
 
 const size = `(\d+(?:\.\d+)?\s?(?:bytes|KiB|MiB|GiB|TiB|KB|MB|GB|TB|kB|B|K|M|G|T)?)`
@@ -72,7 +75,7 @@ func failureMatchers() []failureMatcher {
 	ms = append(ms, frameworkMatchers()...)
 	ms = append(ms, nativeMatchers()...)
 	ms = append(ms, runtimeMatchers()...)
-	return ms
+	return append(ms, genericMatcher())
 }
 
 // frameworkMatchers are the framework allocators' own messages.
@@ -157,7 +160,7 @@ func frameworkMatchers() []failureMatcher {
 		},
 		{
 			name:    "thc",
-			anchors: []string{"cuda runtime error (2)", "error=2 : out of memory"},
+			anchors: []string{"error (2) : out of memory", "error=2 : out of memory"},
 			locate:  regexp.MustCompile(`cuda runtime error \(2\) : out of memory|THCudaCheck FAIL .*error=2 : out of memory`),
 			kind:    KindCUDA,
 			fill: func(ev *Event, msg string) {

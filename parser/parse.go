@@ -137,10 +137,9 @@ type scanner struct {
 	tailBuf   []byte // the end of the previous block, for replay
 	tailFirst int    // the number of tailBuf's first line
 
-	gateAnchors [][]byte         // gateAnchors(), built once per Parse
-	matchers    []failureMatcher // failureMatchers(), built once per Parse
-	quiet       map[string]bool  // line shapes that matched no failure
-	tentative   *Event           // the last tentative failure (see Event.tentative)
+	t         *tables         // matchers and prefilter, built once per process
+	quiet     map[string]bool // line shapes that matched no failure
+	tentative *Event          // the last tentative failure (see Event.tentative)
 }
 
 type ringLine struct {
@@ -160,13 +159,12 @@ type pending struct {
 func newScanner(name string) *scanner {
 	res := &Result{Input: name}
 	return &scanner{
-		res:         res,
-		tbs:         map[string]*traceback{},
-		pending:     map[string]*pending{},
-		ctxScan:     newContextScanner(&res.Context),
-		gateAnchors: gateAnchors(),
-		matchers:    failureMatchers(),
-		quiet:       map[string]bool{},
+		res:     res,
+		tbs:     map[string]*traceback{},
+		pending: map[string]*pending{},
+		ctxScan: newContextScanner(&res.Context),
+		t:       parserTables(),
+		quiet:   map[string]bool{},
 	}
 }
 
@@ -222,27 +220,6 @@ func (s *scanner) remember(seg []byte, no int) {
 	r.buf = append(r.buf[:0], seg...)
 }
 
-// gate is the cheap test every line passes before any pattern runs: it lets
-// through lines that could start or belong to a failure or a traceback.
-func (s *scanner) gate(b []byte) bool {
-	for _, a := range s.gateAnchors {
-		if bytes.Contains(b, a) {
-			return true
-		}
-	}
-	return false
-}
-
-// gateAnchors are the words of the per-line gate.
-func gateAnchors() [][]byte {
-	return [][]byte{
-		[]byte("emory"), []byte("llocat"), []byte("EMORY"), []byte("ALLOC"), []byte("xhausted"), []byte("EXHAUSTED"),
-		[]byte("illed"), []byte("Traceback"), []byte("File "), []byte("Cell In["), []byte("ipython-input"),
-		[]byte("CUDNN_STATUS"), []byte("exitcode"), []byte("code = -9"), []byte("SIGKILL"), []byte("oom"), []byte("OOM"),
-		[]byte("died"), []byte("KV cache"), []byte("cache blocks"),
-	}
-}
-
 func (s *scanner) tb(stream string) *traceback {
 	t := s.tbs[stream]
 	if t == nil {
@@ -282,8 +259,8 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		s.notice(text, no)
 		return
 	}
-	for i := range s.matchers {
-		m := &s.matchers[i]
+	for i := range s.t.matchers {
+		m := &s.t.matchers[i]
 		if !containsAny(text, m.anchors) {
 			continue
 		}
@@ -291,7 +268,15 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		if loc == nil {
 			continue
 		}
-		s.open(m, raw, st, text, loc[0], no, tb)
+		var words []string
+		if m.judge != nil {
+			w, ok := m.judge(text)
+			if !ok {
+				continue
+			}
+			words = w
+		}
+		s.open(m, raw, st, text, loc[0], no, tb, words)
 		return
 	}
 	if len(s.quiet) < 4096 {
@@ -343,9 +328,12 @@ var reReprOpen = regexp.MustCompile(`([A-Za-z_][\w.]*)\(\s*['"]$`)
 var reExcBefore = regexp.MustCompile(`([A-Za-z_][\w.]*(?:Error|Exception|Exhausted\w*))(?:\s*\([^)]*\))?\s*:\s*$`)
 
 // open starts an event at the failure text found on a line.
-func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, start, no int, tb *traceback) {
+func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, start, no int, tb *traceback, words []string) {
 	before := text[:start]
 	ev := &Event{Input: s.res.Input, Line: no, Rank: st.rank, Kind: m.kind, stream: st.stream, engine: engineOf(st.stream, raw)}
+	if words != nil {
+		ev.Detection = &Detection{Family: m.name, Tier: 2, Words: words}
+	}
 	if mm := reExcBefore.FindStringSubmatch(before); mm != nil {
 		ev.Exception = Optional(mm[1])
 		before = before[:len(before)-len(mm[0])]
@@ -524,6 +512,13 @@ func (s *scanner) add(ev *Event) {
 		prev := s.events[k]
 		if sameFailure(prev, ev) {
 			mergeInto(prev, ev)
+			return
+		}
+		if wrapped(prev, ev) {
+			return // a wrapper's words for a failure already read exactly
+		}
+		if wrapped(ev, prev) {
+			s.events[k] = ev // the exact report supersedes the wrapper's words
 			return
 		}
 	}

@@ -1,0 +1,93 @@
+package parser
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestGenericTier: lines in the words of runtimes no family knows are
+// failures when an error context goes with the memory vocabulary, and
+// mentions in warnings, advice, handlers and handled retries are not.
+func TestGenericTier(t *testing.T) {
+	for _, tc := range []struct {
+		line    string
+		event   bool
+		device  string
+		index   int // -1: none
+		request int64
+	}{
+		{"F0315 12:00:00.123456 1234 cuda_utils.cc:45] Check failed: status == cudaSuccess (2 vs. 0) out of memory", true, "cuda", -1, 0},
+		{"terminate called after throwing an instance of 'std::bad_alloc'", true, "cpu", -1, 0},
+		{"[ERROR] Out of GPU memory while rendering frame 12 (GPU=1)", true, "cuda", 1, 0},
+		{"Error: failed to allocate 2.00 GiB on cuda:0", true, "cuda", 0, 2 << 30},
+		{"ERROR: Not enough memory to load the model", true, "", -1, 0},
+		{"fatal: allocation of 512 MB failed", true, "", -1, 512 << 20},
+		{"SomeLibError: OUT_OF_MEMORY", true, "", -1, 0},
+		{"INFO: reserved memory 10 GiB, out of memory retries 0", false, "", -1, 0},
+		{"WARNING: out of memory, retrying with a smaller batch", false, "", -1, 0},
+		{"To avoid out of memory errors, reduce the batch size.", false, "", -1, 0},
+		{"    except torch.cuda.OutOfMemoryError:", false, "", -1, 0},
+		{"If you run out of memory, try setting --lowvram", false, "", -1, 0},
+		{"Caught OOM error at step 12, skipping batch", false, "", -1, 0},
+		{"OOM handling enabled", false, "", -1, 0},
+		{"peak memory 12.3 GiB, allocated 11.9 GiB", false, "", -1, 0},
+	} {
+		res, err := Parse(strings.NewReader(tc.line+"\n"), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (len(res.Events) > 0) != tc.event {
+			t.Errorf("%q: %d events, want event=%v", tc.line, len(res.Events), tc.event)
+			continue
+		}
+		if !tc.event {
+			continue
+		}
+		ev := res.Events[0]
+		if ev.Kind != KindGeneric || ev.Detection == nil || ev.Detection.Tier != 2 || len(ev.Detection.Words) != 2 {
+			t.Errorf("%q: kind %s, detection %+v", tc.line, ev.Kind, ev.Detection)
+		}
+		dev, idx := "", -1
+		if ev.Device != nil {
+			dev = ev.Device.Type
+			if ev.Device.Index != nil {
+				idx = *ev.Device.Index
+			}
+		}
+		if dev != tc.device || idx != tc.index {
+			t.Errorf("%q: device %q %d, want %q %d", tc.line, dev, idx, tc.device, tc.index)
+		}
+		var req int64
+		if ev.RequestedBytes != nil {
+			req = *ev.RequestedBytes
+		}
+		if req != tc.request {
+			t.Errorf("%q: requested %d, want %d", tc.line, req, tc.request)
+		}
+	}
+}
+
+// TestGenericDefersToFamilies: a wrapper's generic words next to an exact
+// report of the same failure add no event.
+func TestGenericDefersToFamilies(t *testing.T) {
+	log := "ERROR worker failed: out of memory\n" + oomLine + "ERROR: job aborted, out of memory\n"
+	res, err := Parse(strings.NewReader(log), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 1 || res.Events[0].Kind != KindCUDA || res.Events[0].Detection.Tier != 1 {
+		t.Fatalf("events %+v, want the one CUDA event", res.Events)
+	}
+}
+
+// TestNoFailureFixturesStayQuiet: logs that mention memory failures without
+// having one (warnings, advice, handlers, a handled retry, non-fatal
+// notices) give no event.
+func TestNoFailureFixturesStayQuiet(t *testing.T) {
+	for _, name := range []string{"generic-mentions-no-failure.log", "no-failure.log", "nonfatal-warnings-only.log"} {
+		res := parseFile(t, "../fixtures/formats/"+name)
+		if len(res.Events) != 0 {
+			t.Errorf("%s: %d events (first %q at line %d), want none", name, len(res.Events), res.Events[0].Message, res.Events[0].Line)
+		}
+	}
+}

@@ -1,0 +1,191 @@
+package parser
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// The prefilter decides which lines past the head of a log are read at all.
+// It is derived from the matchers' own keywords (failureMatcher.anchors), so
+// that a family found in the first lines of a log is found anywhere in it
+// (issue 11 §3): every anchor of every matcher contains one of the block
+// keys, and a line that holds no key can hold no failure.
+
+// coverKeys are short words that many anchors share, each starting with a
+// byte that is rare in logs so that a block is searched for it at memory
+// speed. An anchor that contains one of them is found through it; an
+// anchor that contains none becomes a key of its own.
+func coverKeys() []string {
+	return []string{"mory", "MORY", "Tried to", "OOM", "Killed", "KV cache", "STATUS_", "SIGKILL", "xitcode", "malloc", "xhausted", "XHAUSTED", "failed to allocate", "CPUAlloc"}
+}
+
+// tracebackKeys let the lines that open a traceback through the per-line
+// gate, so that the frames before a failure are read.
+func tracebackKeys() []string {
+	return []string{"Traceback", "File ", "Cell In[", "ipython-input"}
+}
+
+// tables are the matchers and the prefilter built from them, once per process.
+type tables struct {
+	matchers []failureMatcher
+	keys     []string   // the block keys, derived from the matchers' anchors
+	groups   []keyGroup // keys grouped by a shared pivot byte, one pass per group
+	gate     [][]byte   // keys and traceback keys: the per-line gate
+}
+
+// parserTables builds the tables on first use; regexps are compiled once
+// per process, not per Parse.
+var parserTables = sync.OnceValue(func() *tables {
+	t := &tables{matchers: failureMatchers()}
+	var anchors []string
+	for _, m := range t.matchers {
+		anchors = append(anchors, m.anchors...)
+	}
+	t.keys = deriveKeys(anchors, coverKeys())
+	t.groups = groupKeys(t.keys)
+	for _, k := range append(append([]string{}, t.keys...), tracebackKeys()...) {
+		t.gate = append(t.gate, []byte(k))
+	}
+	return t
+})
+
+// deriveKeys returns the keys that find every anchor: the cover keys the
+// anchors contain, and each anchor that contains none, cut to start at its
+// rarest byte.
+func deriveKeys(anchors, cover []string) []string {
+	used := map[string]bool{}
+	for _, a := range anchors {
+		key := ""
+		for _, c := range cover {
+			if strings.Contains(a, c) {
+				key = c
+				break
+			}
+		}
+		if key == "" {
+			key = rareStart(a)
+		}
+		used[key] = true
+	}
+	keys := make([]string, 0, len(used))
+	for k := range used {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	// A key that contains another key is found through the shorter one.
+	out := keys[:0]
+	for _, k := range keys {
+		covered := false
+		for _, o := range keys {
+			if o != k && strings.Contains(k, o) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// rareStart cuts an anchor to begin at its rarest byte (keeping at least
+// four bytes), which makes the block search skip ahead on that byte.
+func rareStart(a string) string {
+	best, bestRank := 0, byteRank(a[0])
+	for i := 1; i+4 <= len(a); i++ {
+		if r := byteRank(a[i]); r < bestRank {
+			best, bestRank = i, r
+		}
+	}
+	return a[best:]
+}
+
+// byteRank orders bytes by how often they occur in logs, rarest first:
+// punctuation and capitals are rare, digits, spaces and common lower-case
+// letters frequent.
+func byteRank(c byte) int {
+	const common = " etaoinsrlcdu0123456789mhpfgw.,/_-"
+	if i := strings.IndexByte(common, c); i >= 0 {
+		return 100 + i
+	}
+	if c >= 'a' && c <= 'z' {
+		return 60
+	}
+	if c >= 'A' && c <= 'Z' {
+		return 40
+	}
+	return 20
+}
+
+// A keyGroup is keys found in one pass over a block: each holds the pivot
+// byte at its offset in offs.
+type keyGroup struct {
+	pivot byte
+	keys  [][]byte
+	offs  []int
+}
+
+// groupKeys groups keys by a shared rare pivot byte, greedily: the byte
+// that the most ungrouped keys hold (rarer bytes first among equals) makes
+// the next group, so that few passes find every key.
+func groupKeys(keys []string) []keyGroup {
+	left := append([]string{}, keys...)
+	var out []keyGroup
+	for len(left) > 0 {
+		best, bestN, bestRank := byte(0), 0, 1<<30
+		for c := 1; c < 256; c++ {
+			r := byteRank(byte(c))
+			if r >= 100 {
+				continue // a frequent byte makes a slow pass
+			}
+			n := 0
+			for _, k := range left {
+				if strings.IndexByte(k, byte(c)) >= 0 {
+					n++
+				}
+			}
+			if n > bestN || n == bestN && n > 0 && r < bestRank {
+				best, bestN, bestRank = byte(c), n, r
+			}
+		}
+		if bestN == 0 {
+			// only frequent bytes left: each key is its own plain search
+			for _, k := range left {
+				out = append(out, keyGroup{pivot: k[0], keys: [][]byte{[]byte(k)}, offs: []int{0}})
+			}
+			break
+		}
+		g := keyGroup{pivot: best}
+		rest := left[:0]
+		for _, k := range left {
+			if i := strings.IndexByte(k, best); i >= 0 {
+				g.keys = append(g.keys, []byte(k))
+				g.offs = append(g.offs, i)
+			} else {
+				rest = append(rest, k)
+			}
+		}
+		if len(g.keys) == 1 && byteRank(g.keys[0][0]) <= byteRank(best) {
+			g.offs[0] = 0 // one key that starts rare: bytes.Index is faster
+			g.pivot = g.keys[0][0]
+		}
+		out = append(out, g)
+		left = rest
+	}
+	return out
+}
+
+// gate is the cheap test every line past the head passes before any
+// pattern runs: it lets through lines that could start or belong to a
+// failure or a traceback.
+func (s *scanner) gate(b []byte) bool {
+	for _, a := range s.t.gate {
+		if bytes.Contains(b, a) {
+			return true
+		}
+	}
+	return false
+}
