@@ -57,7 +57,7 @@ func checkActivations(f *Facts) *Finding {
 		fd.fire(actBackward)
 		e, _ := f.Find(words("backward"))
 		fd.Evidence = append(fd.Evidence, e)
-	case ev.Phase == parser.PhaseForward && f.Training >= 0.8:
+	case ev.Phase == parser.PhaseForward && f.Training >= 0.8 && !f.inEvaluation():
 		fd.fire(actTrainForward)
 		e, _ := f.Find(trainingCue())
 		fd.Evidence = append(fd.Evidence, e)

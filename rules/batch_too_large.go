@@ -58,7 +58,7 @@ func checkBatchTooLarge(f *Facts) *Finding {
 		case ev.Phase == parser.PhaseForward && (f.Inference > 0 || ev.Kind == parser.KindMPS):
 			fd.fire(batchInferForward)
 			fd.Decide = "the batch size of the failing call: if it is 1, look at the sequence or image size instead"
-		case ev.Phase == parser.PhaseEval:
+		case ev.Phase == parser.PhaseEval || f.inEvaluation():
 			fd.fire(batchEval)
 			fd.Decide = "per_device_eval_batch_size and whether predictions are accumulated on the GPU (eval_accumulation_steps)"
 		default:

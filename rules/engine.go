@@ -100,6 +100,12 @@ func thinFeatures(a assessment, cs []Culprit) []string {
 	if ev.Phase == parser.PhaseUnknown {
 		out = append(out, unknownNoPhase)
 	}
+	if ev.Truncated {
+		out = append(out, unknownTruncated)
+	}
+	if ev.Detection != nil && ev.Detection.Tier == 2 {
+		out = append(out, unknownGeneric)
+	}
 	return out
 }
 
@@ -110,6 +116,8 @@ const (
 	unknownNoFrames   = "unknown/no-frames"
 	unknownOneLine    = "unknown/message-only"
 	unknownNoPhase    = "unknown/phase-unknown"
+	unknownTruncated  = "unknown/message-truncated"
+	unknownGeneric    = "unknown/generic-detection"
 )
 
 // hasEvidence reports whether any of the fired signals is evidence.
@@ -213,11 +221,13 @@ func score(a assessment, cs []Culprit, w Weights) []Finding {
 		} else {
 			fd = priorFinding(c, a.first)
 		}
-		fd.Confidence = math.Min(ps[i], maxConfidence)
+		fd.Confidence = math.Min(w.calibrate(ps[i]), maxConfidence)
 		fd.Basis = BasisEvidence
 		if !supported(c, fd.Signals, w) {
+			// A guess keeps its softmax share, which is its base rate
+			// given what the log shows, capped.
 			fd.Basis = BasisPrior
-			fd.Confidence = math.Min(fd.Confidence, PriorCap)
+			fd.Confidence = math.Min(ps[i], PriorCap)
 			if fd.Decide == "" {
 				fd.Decide = c.WouldDecide
 			}

@@ -155,8 +155,14 @@ type cue struct {
 
 func words(ws ...string) cue { return cue{words: ws} }
 
+// followingCued is how many lines after the failure Find searches: a
+// library's next line names the buffer that failed, a pasted traceback
+// may follow its message; farther lines are another story.
+const followingCued = 8
+
 // Find returns the first line (innermost frame first, then the nearest
-// context line, then the message) that contains one of the cue's words.
+// context line, then the message, then the nearest lines after the
+// failure) that contains one of the cue's words.
 func (f *Facts) Find(c cue) (Evidence, bool) {
 	ev := f.Ev
 	for k := len(ev.Frames) - 1; k >= 0; k-- {
@@ -181,6 +187,14 @@ func (f *Facts) Find(c cue) (Evidence, bool) {
 	}
 	if hasAny(ev.Message, c.words) {
 		return f.EventLine(), true
+	}
+	for k, l := range ev.Following {
+		if k == followingCued {
+			break
+		}
+		if hasAny(l.Text, c.words) {
+			return Evidence{Input: f.Input, Line: l.Line, Text: clip(l.Text, 240)}, true
+		}
 	}
 	return Evidence{}, false
 }

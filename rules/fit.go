@@ -20,14 +20,103 @@ const (
 	fitRate       = 0.5 // step size on the mean gradient per case
 	fitL2Evidence = 1.0 // strength of the pull back to the declared starts, in cases: evidence
 	fitL2Weak     = 0.5 // … and hypotheses, priors and the unknown class, which must stay modest
+	uMass         = 0.5
 	priorSmooth   = 4.0 // pseudo-counts pulling a context's base rates to the global ones
 )
 
-// fitWeights fits the table on the cases: base rates per context by
+// calibrationFolds is how many folds the fitter splits its own cases into
+// to see shares it did not train on, for the calibration.
+const calibrationFolds = 4
+
+// fitWeights fits the table on the cases (fitScores), then the
+// calibration on out-of-fold shares: each case is scored by weights fitted
+// without it, so the calibration learns how often a share of p was right
+// on logs the weights had not seen.
+func fitWeights(cases []labelled, cs []Culprit) Weights {
+	w := fitScores(cases, cs)
+	var xs []float64
+	var ys []bool
+	for k := 0; k < calibrationFolds; k++ {
+		var train, held []labelled
+		for i := range cases {
+			if i%calibrationFolds == k {
+				held = append(held, cases[i])
+			} else {
+				train = append(train, cases[i])
+			}
+		}
+		wk := fitScores(train, cs)
+		for i := range held {
+			if p, right, ok := topShare(&held[i], cs, wk); ok {
+				xs, ys = append(xs, p), append(ys, right)
+			}
+		}
+	}
+	w.Slope, w.Intercept = fitPlatt(xs, ys)
+	return w
+}
+
+// topShare is the softmax share of the first finding with evidence, and
+// whether its culprit is the label's or an acceptable one.
+func topShare(lc *labelled, cs []Culprit, w Weights) (p float64, right, ok bool) {
+	if lc.a.first == nil {
+		return 0, false, false
+	}
+	zs, u := logits(lc.a, cs, w)
+	ps := probabilities(zs, u)
+	best := -1
+	for i, z := range zs {
+		if z.option >= 0 && supported(&cs[z.culprit], lc.a.options[z.option].finding.Signals, w) && (best < 0 || ps[i] > ps[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0, false, false
+	}
+	id := cs[zs[best].culprit].ID
+	right = id == lc.root
+	for _, a := range lc.acceptable {
+		right = right || id == a
+	}
+	return ps[best], right, true
+}
+
+// fitPlatt fits confidence = sigmoid(a·logit(p) + b) to the outcomes by
+// gradient descent on the log loss, pulled towards the identity (a = 1,
+// b = 0) so that a handful of cases cannot bend it far.
+func fitPlatt(xs []float64, ys []bool) (a, b float64) {
+	a = 1
+	if len(xs) == 0 {
+		return a, b
+	}
+	n := float64(len(xs))
+	for it := 0; it < 3000; it++ {
+		ga, gb := 0.0, 0.0
+		for i, p := range xs {
+			p = math.Min(math.Max(p, 1e-6), 1-1e-6)
+			x := math.Log(p / (1 - p))
+			q := 1 / (1 + math.Exp(-(a*x + b)))
+			y := 0.0
+			if ys[i] {
+				y = 1
+			}
+			ga += (q - y) * x
+			gb += q - y
+		}
+		a -= 0.5 / n * (ga + plattL2*(a-1))
+		b -= 0.5 / n * (gb + plattL2*b)
+	}
+	return a, b
+}
+
+// plattL2 is the calibration's pull towards the identity, in cases.
+const plattL2 = 100.0
+
+// fitScores fits the scores on the cases: base rates per context by
 // smoothed counts, then the signal and unknown-class weights by gradient
 // descent on the cross-entropy against each case's target distribution.
-func fitWeights(cases []labelled, cs []Culprit) Weights {
-	w := Weights{Signal: map[string]float64{}, Unknown: map[string]float64{}, Prior: fitPriors(cases, cs)}
+func fitScores(cases []labelled, cs []Culprit) Weights {
+	w := Weights{Signal: map[string]float64{}, Unknown: map[string]float64{}, Prior: fitPriors(cases, cs), Slope: 1}
 	start, l2 := map[string]float64{}, map[string]float64{}
 	for _, c := range cs {
 		for _, s := range c.Signals {
@@ -37,7 +126,7 @@ func fitWeights(cases []labelled, cs []Culprit) Weights {
 			}
 		}
 	}
-	unknownStart := map[string]float64{unknownBias: -1, unknownNoEvidence: 1, unknownNoFrames: 0, unknownOneLine: 0, unknownNoPhase: 0}
+	unknownStart := map[string]float64{unknownBias: -1, unknownNoEvidence: 1, unknownNoFrames: 0, unknownOneLine: 0, unknownNoPhase: 0, unknownTruncated: 0.5, unknownGeneric: 0.5}
 	for k, v := range start {
 		w.Signal[k] = v
 	}
@@ -136,8 +225,8 @@ func targets(lc *labelled, zs []scored, cs []Culprit) []float64 {
 	}
 	mass := 1.0
 	if lc.undecidable {
-		mass = 0.5
-		ts[len(zs)] = 0.5
+		mass = uMass
+		ts[len(zs)] = 1 - uMass
 	}
 	switch {
 	case rootAt >= 0 && len(accAt) > 0:

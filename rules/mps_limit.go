@@ -27,7 +27,9 @@ const mpsWatermark = "mps-limit/watermark"
 
 func checkMPSLimit(f *Facts) *Finding {
 	ev := f.Ev
-	if ev.Kind != parser.KindMPS || ev.Framework != "pytorch" {
+	// The watermark message prints MPS allocated / other allocations; a
+	// per-array size assert on the same device is another limit.
+	if ev.Kind != parser.KindMPS || ev.Framework != "pytorch" || ev.OtherAllocationsBytes == nil || ev.Hint == "allocation-limit" {
 		return nil
 	}
 	fd := &Finding{Culprit: "mps-limit", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested}}

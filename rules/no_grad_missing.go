@@ -70,3 +70,10 @@ func checkNoGradMissing(f *Facts) *Finding {
 	}
 	return nil
 }
+
+// inEvaluation reports whether the frames or nearby lines show evaluation
+// or test code: a forward there keeps no activations for a training step.
+func (f *Facts) inEvaluation() bool {
+	_, ok := f.Find(evalCue())
+	return ok
+}

@@ -3,17 +3,15 @@ package rules
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/oomdoc/oomdoc/parser"
 )
 
-// otherProcess: memory held outside this process's PyTorch allocator —
-// other processes, another framework or a notebook kernel. It fires on the
-// message's own process list, on nvidia-smi rows, and on the arithmetic
-// capacity − free − what this process holds.
 // Signals of other-process.
 const (
 	otherListed      = "other-process/processes-listed"
+	otherXLAPool     = "other-process/outside-xla-pool"
 	otherListedPart  = "other-process/processes-listed-minor"
 	otherOutsidePart = "other-process/held-outside-minor"
 	otherStartup     = "other-process/serving-startup-check"
@@ -39,6 +37,7 @@ func otherProcess() Culprit {
 			{Name: otherListed, Strength: EvidenceSignal, Start: 2.5, Doc: "the message lists other processes holding at least the request and a third of the device"},
 			{Name: otherListedPart, Strength: EvidenceSignal, Start: 1.0, Doc: "other processes the message lists hold at least the request, but under a third of the device: a co-holder"},
 			{Name: otherOutsidePart, Strength: EvidenceSignal, Start: 0.5, Doc: "10–33% of the device held outside this process (a desktop, a driver reservation, a small co-tenant)"},
+			{Name: otherXLAPool, Strength: EvidenceSignal, Start: 1.5, Doc: "a JAX/XLA program's driver allocation outside its preallocated pool failed (a kernel image, a library handle)"},
 			{Name: otherStartup, Strength: EvidenceSignal, Start: 1.0, Doc: "a serving engine found less free memory at start-up than it was told to use"},
 			{Name: otherOutside, Strength: EvidenceSignal, Start: 1.5, Doc: "capacity − free − this process leaves at least the request and a third of the device held elsewhere"},
 			{Name: otherNonTorch, Strength: EvidenceSignal, Start: 0.5, Doc: "in-use − reserved: large non-PyTorch memory inside this process"},
@@ -61,6 +60,17 @@ func checkOtherProcess(f *Facts) *Finding {
 	fd.Title = "Another process (or non-PyTorch memory) holds the device"
 	fd.Explanation = "Part of the device is held by something PyTorch's allocator does not manage: other processes (a second job, a zombie, a notebook kernel, the desktop), or in-process CUDA contexts and libraries. Nothing inside this program frees it."
 	floor := max(gib, f.Capacity/10)
+	if e, ok := f.xlaOutsidePool(); ok {
+		// XLA preallocates most of the device for its own pool (75% by
+		// default); what the driver needs beyond it — a kernel image, a
+		// cuDNN handle, another framework in the process — finds nothing.
+		fd.fire(otherXLAPool)
+		fd.Title = "XLA's preallocated pool leaves nothing for the driver"
+		fd.Explanation = "JAX (and TensorFlow) preallocate most of the device for their own memory pool at start-up. The failing allocation is outside that pool — a CUDA kernel image, a library handle, or a second framework in the same process — and the pool has left no room for it."
+		fd.Evidence = append(fd.Evidence, e, f.EventLine())
+		fd.Decide = "whether XLA_PYTHON_CLIENT_PREALLOCATE / XLA_PYTHON_CLIENT_MEM_FRACTION are set, and whether TensorFlow and JAX share the process"
+		return fd
+	}
 	switch {
 	case f.OthersBytes > 0 && f.OthersBytes >= max(f.Requested, f.Capacity/20):
 		if f.OthersBytes >= f.Capacity/3 {
@@ -143,4 +153,23 @@ func (f *Facts) smiOthers() int64 {
 		return 0 // a single row is most likely this process
 	}
 	return sum
+}
+
+// xlaOutsidePool reports a JAX/XLA program whose failing allocation was the
+// driver's, outside XLA's pool: CUDA_ERROR_OUT_OF_MEMORY while loading a
+// kernel image (CUBIN/PTX), or a driver-level OOM under jax frames.
+func (f *Facts) xlaOutsidePool() (Evidence, bool) {
+	ev := f.Ev
+	jax, ok := f.Find(words("jax/", "jaxlib", "XlaRuntimeError", "xla_bridge", "xla_client"))
+	if !ok && ev.Framework != "jax" {
+		return Evidence{}, false
+	}
+	if !ok {
+		jax = f.EventLine()
+	}
+	msg := strings.ToLower(ev.Message)
+	if ev.Kind == parser.KindCUDARuntime || strings.Contains(msg, "cubin") || strings.Contains(msg, "cuda_error_out_of_memory") || strings.Contains(msg, "ptx") {
+		return jax, true
+	}
+	return Evidence{}, false
 }

@@ -27,10 +27,10 @@ const (
 	// The targets are D ≥ 85%, top-3 ≥ 90%, U hedged ≥ 90% and at
 	// most 2 confident wrong answers; these bars guard what the engine
 	// reaches today (see the README's accuracy section) against regression.
-	barFirstD      = 0.45
-	barTop3        = 0.55
-	barHedgedU     = 0.80
-	barConfWrong   = 6
+	barFirstD      = 0.75
+	barTop3        = 0.78
+	barHedgedU     = 0.85
+	barConfWrong   = 3
 	confidentWrong = 0.6
 	hedgeAbove     = 0.5
 )

@@ -1,6 +1,11 @@
 package rules
 
-import "github.com/oomdoc/oomdoc/parser"
+import (
+	"regexp"
+	"strings"
+
+	"github.com/oomdoc/oomdoc/parser"
+)
 
 // vaeDecode: a diffusion VAE decoding a large latent at high resolution.
 func vaeDecode() Culprit {
@@ -12,7 +17,8 @@ func vaeDecode() Culprit {
 		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing},
 		Signals: []Signal{
 			{Name: vaeFrames, Strength: EvidenceSignal, Start: 2.5, Doc: "frames or lines in the VAE's decode"},
-			{Name: vaePhase, Strength: EvidenceSignal, Start: 1.0, Doc: "the failure comes right after sampling finished (the decode phase)"},
+			{Name: vaePhase, Strength: EvidenceSignal, Start: 1.0, Doc: "the parser places the failure in the decode phase"},
+			{Name: vaeAfter, Strength: EvidenceSignal, Start: 1.0, Doc: "in a diffusion pipeline, the failure comes right after the sampling bar completed"},
 		},
 		WouldDecide: "the output resolution and batch of the decode",
 		Capture:     "the image size and batch passed to the pipeline",
@@ -24,6 +30,7 @@ func vaeDecode() Culprit {
 const (
 	vaeFrames = "vae-decode/vae-frames"
 	vaePhase  = "vae-decode/decode-phase"
+	vaeAfter  = "vae-decode/after-sampling"
 )
 
 // vaeCue holds the words that point at a diffusion VAE decode.
@@ -37,18 +44,61 @@ func checkVAEDecode(f *Facts) *Finding {
 	if !ok {
 		e, ok = f.Notice("vae")
 	}
-	if !ok && ev.Phase != parser.PhaseDecode {
+	after, afterOK := f.afterSampling()
+	if !ok && ev.Phase != parser.PhaseDecode && !afterOK {
 		return nil
 	}
 	fd := &Finding{Culprit: "vae-decode", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested, Inference: true}}
-	if ok {
+	switch {
+	case ok:
 		fd.fire(vaeFrames)
-	} else {
+	case ev.Phase == parser.PhaseDecode:
 		fd.fire(vaePhase)
 		e = f.EventLine()
+	default:
+		fd.fire(vaeAfter)
+		e = after
 	}
 	fd.Evidence = append(fd.Evidence, e, f.EventLine())
 	fd.Title = "The VAE decode of a high-resolution image does not fit"
 	fd.Explanation = "Decoding latents to pixels runs convolutions and attention at full image resolution; its peak grows with width × height (and frames, for video) and is often the largest spike of a generation. Tiled or sliced decoding processes the image in pieces."
 	return fd
+}
+
+// reBarDone matches a completed progress bar: "100%|████| 50/50 [01:05<…".
+var reBarDone = regexp.MustCompile(`100%\|[^|]*\|\s*(\d+)/(\d+)\b`)
+
+// afterSampling finds, among the last lines before the failure, a
+// completed progress bar, in a log that runs a diffusion pipeline: the
+// denoising loop finished and the failure is in what comes next, the
+// decode of the latents.
+func (f *Facts) afterSampling() (Evidence, bool) {
+	if _, ok := f.Find(diffusionCue()); !ok {
+		if _, ok := f.Notice("comfyui"); !ok {
+			return Evidence{}, false
+		}
+	}
+	lines := f.Ev.ContextLines
+	seen := 0
+	for k := len(lines) - 1; k >= 0 && seen < 3; k-- {
+		if lines[k].Line >= f.Ev.Line {
+			continue // the failure's own line
+		}
+		seen++
+		text := lines[k].Text
+		if i := strings.LastIndex(text, "\r"); i >= 0 {
+			text = text[i+1:]
+		}
+		m := reBarDone.FindStringSubmatch(text)
+		if m == nil || m[1] != m[2] || strings.Contains(strings.ToLower(text), "load") {
+			continue // not a finished bar, or the bar of loading the pipeline
+		}
+		return Evidence{Input: f.Input, Line: lines[k].Line, Text: clip(strings.TrimSpace(text), 240)}, true
+	}
+	return Evidence{}, false
+}
+
+// diffusionCue holds the words of a diffusion pipeline.
+func diffusionCue() cue {
+	return words("diffusers", "DiffusionPipeline", "Loading pipeline components", "UNet2DConditionModel", "unet", "KSampler", "scheduler", "StableDiffusion", "sdxl", "denois")
 }

@@ -19,12 +19,22 @@ import (
 var weightsTable string
 
 // Weights are the engine's parameters: a log-odds weight per signal, one
-// per unknown-class feature, and the log prior of each culprit in each
-// prior context.
+// per unknown-class feature, the log prior of each culprit in each prior
+// context, and the calibration of a finding's confidence.
 type Weights struct {
 	Signal  map[string]float64
 	Unknown map[string]float64
 	Prior   map[string]map[string]float64 // context → culprit id → log P(culprit | context)
+	// Slope and Intercept map a finding's softmax share p to its
+	// confidence, sigmoid(Slope·logit(p) + Intercept), fitted on shares
+	// the fitter did not train on (Platt scaling).
+	Slope, Intercept float64
+}
+
+// calibrate maps a softmax share to a confidence.
+func (w Weights) calibrate(p float64) float64 {
+	p = math.Min(math.Max(p, 1e-6), 1-1e-6)
+	return 1 / (1 + math.Exp(-(w.Slope*math.Log(p/(1-p)) + w.Intercept)))
 }
 
 // priorFloor is the log prior of a culprit the table has no row for.
@@ -51,7 +61,7 @@ func committedWeights() Weights {
 // readWeights decodes a weights table: '#' comments, then tab-separated
 // rows "signal NAME W", "unknown NAME W" and "prior CONTEXT CULPRIT W".
 func readWeights(r io.Reader) (Weights, error) {
-	w := Weights{Signal: map[string]float64{}, Unknown: map[string]float64{}, Prior: map[string]map[string]float64{}}
+	w := Weights{Signal: map[string]float64{}, Unknown: map[string]float64{}, Prior: map[string]map[string]float64{}, Slope: 1}
 	sc := bufio.NewScanner(r)
 	n := 0
 	for sc.Scan() {
@@ -70,13 +80,17 @@ func readWeights(r io.Reader) (Weights, error) {
 			w.Signal[f[1]] = v
 		case f[0] == "unknown" && len(f) == 3:
 			w.Unknown[f[1]] = v
+		case f[0] == "calibration" && len(f) == 3 && f[1] == "slope":
+			w.Slope = v
+		case f[0] == "calibration" && len(f) == 3 && f[1] == "intercept":
+			w.Intercept = v
 		case f[0] == "prior" && len(f) == 4:
 			if w.Prior[f[1]] == nil {
 				w.Prior[f[1]] = map[string]float64{}
 			}
 			w.Prior[f[1]][f[2]] = v
 		default:
-			return w, fmt.Errorf("line %d: want 'signal|unknown NAME W' or 'prior CONTEXT CULPRIT W', got %q", n, line)
+			return w, fmt.Errorf("line %d: want 'signal|unknown NAME W', 'calibration slope|intercept W' or 'prior CONTEXT CULPRIT W', got %q", n, line)
 		}
 	}
 	return w, sc.Err()
@@ -96,6 +110,7 @@ func writeWeights(out io.Writer, w Weights, header []string) error {
 	for _, k := range sortedKeys(w.Unknown) {
 		fmt.Fprintf(bw, "unknown\t%s\t%s\n", k, num(w.Unknown[k]))
 	}
+	fmt.Fprintf(bw, "calibration\tslope\t%s\ncalibration\tintercept\t%s\n", num(w.Slope), num(w.Intercept))
 	ctxs := make([]string, 0, len(w.Prior))
 	for c := range w.Prior {
 		ctxs = append(ctxs, c)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/oomdoc/oomdoc/parser"
 )
@@ -57,7 +58,7 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 	if f.Model != nil {
 		fd.Model = f.Model.ID
 	}
-	load := ev.Phase == parser.PhaseLoad
+	load := ev.Phase == parser.PhaseLoad || f.loadingAfter()
 	if f.Params > 0 && f.Capacity > 0 {
 		w16 := f.Params * 2
 		fd.Quantities.BytesPerParam, fd.Quantities.WeightBytes = 2, w16
@@ -165,6 +166,22 @@ func isGPUKind(kind string) bool {
 	switch kind {
 	case parser.KindCUDA, parser.KindHIP, parser.KindXPU, parser.KindCUDARuntime:
 		return true
+	}
+	return false
+}
+
+// loadingAfter reports whether a line right after the failure says model
+// loading failed ("llama_model_load: error loading model"): the runtime
+// names what it was doing only once the allocation has failed.
+func (f *Facts) loadingAfter() bool {
+	for k, l := range f.Ev.Following {
+		if k == followingCued {
+			break
+		}
+		t := strings.ToLower(l.Text)
+		if strings.Contains(t, "error loading model") || strings.Contains(t, "failed to load model") || strings.Contains(t, "llama_model_load") || strings.Contains(t, "unable to load model") {
+			return true
+		}
 	}
 	return false
 }
