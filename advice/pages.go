@@ -151,7 +151,7 @@ func sampleFixes(culprit string) []Fix {
 		f := rules.NewFacts(rules.Input{Result: res, Catalog: cat}, 0)
 		f.Capacity = 12 << 30
 		for _, variant := range []string{"", rules.VariantStaticCache, rules.VariantEvalAccumulate} {
-			c := &fixContext{fd: rules.Finding{Culprit: culprit, Variant: variant}, f: f, cat: cat}
+			c := &fixContext{fd: rules.Finding{Culprit: culprit, Variant: variant}, f: f, cat: cat, lf: &logFacts{soleProcess: &fact{}, cudaGraphs: &fact{}}}
 			for _, fx := range fixesFor(c) {
 				if !seen[fx.ID] {
 					seen[fx.ID] = true

@@ -1,0 +1,65 @@
+package advice
+
+import "github.com/oomdoc/oomdoc/rules"
+
+// choose decides, once for every format, which fixes the report shows:
+// fixes the log rules out are dropped (and returned as won't-help entries
+// that cite the line showing why), each fix appears once under the
+// likeliest culprit that offers it, the first FixedDiagnoses culprits get
+// at most FixesPerDiagnosis fixes each, and a note already given is not
+// repeated. It also works out what each fix still leaves short.
+func (rep *Report) choose(lf *logFacts, top *rules.Facts) []Ineffective {
+	var tried []Ineffective
+	seen, notes, out := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for di := range rep.Diagnoses {
+		d := &rep.Diagnoses[di]
+		kept := []Fix{}
+		for _, fx := range d.Fixes {
+			if di >= FixedDiagnoses || len(kept) == FixesPerDiagnosis {
+				break
+			}
+			if seen[fx.ID] {
+				continue // the same change, already offered for a likelier culprit
+			}
+			seen[fx.ID] = true
+			if r, ok := lf.ruledOut(fx.ID, top.Ev.Line); ok {
+				if (r.tried || r.warn) && !out[fx.ID] {
+					out[fx.ID] = true
+					tried = append(tried, Ineffective{ID: fx.ID, Title: fx.Title, Why: r.words(), Event: d.Event, Line: r.fact.Line, Token: r.fact.Token, Tried: r.tried})
+				}
+				continue
+			}
+			if fx.Note != "" {
+				if notes[fx.Note] {
+					fx.Note = ""
+				}
+				notes[fx.Note] = true
+			}
+			fx.ShortAfter = shortAfter(fx, rep.ShortBytes, top.Capacity)
+			kept = append(kept, fx)
+		}
+		d.Fixes = kept
+	}
+	return tried
+}
+
+// shortAfter is what the request still lacks after fx alone: for a fix
+// that shrinks the weights, their new size plus the device's reserve
+// against its capacity; for one that shrinks the failing request, the
+// shortfall less the saving. It is nil when the figures are unknown.
+func shortAfter(fx Fix, short *int64, capacity int64) *int64 {
+	zero := int64(0)
+	switch {
+	case fx.after > 0 && capacity > 0:
+		if need := fx.after + Reserve(capacity) - capacity; need > 0 {
+			return &need
+		}
+		return &zero
+	case fx.after == 0 && short != nil && fx.SavesBytes != nil:
+		if left := *short - *fx.SavesBytes; left > 0 {
+			return &left
+		}
+		return &zero
+	}
+	return nil
+}
