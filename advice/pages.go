@@ -108,7 +108,6 @@ func Pages() []Page {
 			}
 			p.Fixes = append(p.Fixes, r.ID)
 		}
-		cp.Body = rulesWhat(r)
 		culprits = append(culprits, cp)
 	}
 	out := culprits
@@ -120,11 +119,17 @@ func Pages() []Page {
 	for _, id := range ids {
 		out = append(out, *fixPages[id])
 	}
-	return append(out, wontHelpCatalog()...)
-}
-
-func rulesWhat(r rules.Rule) string {
-	return "What holds the memory: " + r.Title + "."
+	warned := map[string][]string{}
+	for _, r := range rules.All() {
+		for _, id := range culpritWontHelp()[r.ID] {
+			warned[id] = append(warned[id], r.ID)
+		}
+	}
+	for _, p := range wontHelpCatalog() {
+		p.Fixes = warned[p.ID]
+		out = append(out, p)
+	}
+	return out
 }
 
 // sampleFixes runs a culprit's fix builder on empty crashes of several

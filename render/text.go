@@ -67,6 +67,12 @@ const (
 
 var reFigureUnit = regexp.MustCompile(`(\d) (bytes|[KMGT]iB|GB|MB|B)\b`)
 
+// Wrap wraps plain text at width columns without breaking at a hyphen or
+// between a figure and its unit.
+func Wrap(s string, width int) string {
+	return unglue(ansi.Wordwrap(glue(s), width, " /"))
+}
+
 func glue(s string) string {
 	s = strings.ReplaceAll(s, "-", string(keepHyphen))
 	return reFigureUnit.ReplaceAllString(s, "${1}"+string(keepSpace)+"${2}")
