@@ -35,6 +35,9 @@ type Fix struct {
 	// in 4-bit), for fits arithmetic against the device; 0 when the fix
 	// shrinks the failing request itself.
 	after int64
+	// cites are the log lines the fix's text names ("was 8 (line 12)"),
+	// each with the word that line holds.
+	cites []fact
 }
 
 // An Ineffective remedy is popular advice the evidence rules out.

@@ -19,7 +19,8 @@ type Env struct {
 	// dtypeWarned is the line of transformers' "torch_dtype is deprecated"
 	// warning (so it is ≥ 4.56), allocWarned that of torch's
 	// "PYTORCH_CUDA_ALLOC_CONF is deprecated"; 0 when absent.
-	dtypeWarned, allocWarned int
+	dtypeWarned int
+	allocWarned *fact
 }
 
 // readFacts takes what the log's warnings say about the versions.
@@ -27,9 +28,7 @@ func (e *Env) readFacts(lf *logFacts) {
 	if lf.torchDTypeDeprecated != nil {
 		e.dtypeWarned = lf.torchDTypeDeprecated.Line
 	}
-	if lf.allocConfDeprecated != nil {
-		e.allocWarned = lf.allocConfDeprecated.Line
-	}
+	e.allocWarned = lf.allocConfDeprecated
 }
 
 // EnvOf reads versions from the parsed context and the events.
@@ -102,8 +101,8 @@ func (e Env) AllocConfVar() (name, note string) {
 		}
 		return "PYTORCH_CUDA_ALLOC_CONF", ""
 	}
-	if e.allocWarned > 0 {
-		return "PYTORCH_CUDA_ALLOC_CONF", fmt.Sprintf("torch warns at line %d that PYTORCH_CUDA_ALLOC_CONF is deprecated; it still works, and 2.9.x needs it for expandable_segments (≥ 2.11 reads PYTORCH_ALLOC_CONF)", e.allocWarned)
+	if e.allocWarned != nil {
+		return "PYTORCH_CUDA_ALLOC_CONF", fmt.Sprintf("torch warns at line %d that PYTORCH_CUDA_ALLOC_CONF is deprecated; it still works, and 2.9.x needs it for expandable_segments (≥ 2.11 reads PYTORCH_ALLOC_CONF)", e.allocWarned.Line)
 	}
 	if e.HintEnv == "PYTORCH_ALLOC_CONF" {
 		return "PYTORCH_CUDA_ALLOC_CONF", "your torch prints PYTORCH_ALLOC_CONF, but on 2.9.x only PYTORCH_CUDA_ALLOC_CONF enables expandable_segments; the old name works on every version"

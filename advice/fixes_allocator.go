@@ -25,6 +25,15 @@ func fragmentationFixes(c *fixContext) []Fix {
 		Caveat:  "Unsupported on Windows and some ROCm builds (ignored with a warning); tensors then cannot be shared between processes via IPC.",
 		Note:    note,
 	}
+	var cites []fact
+	if c.env.allocWarned != nil {
+		cites = append(cites, *c.env.allocWarned)
+	}
+	if py := c.lf.expandableInPython; py != nil {
+		fx.Why += fmt.Sprintf(" Line %d sets %s from Python, which only takes effect before CUDA is initialised: export it in the shell instead.", py.Line, py.Token)
+		cites = append(cites, *py)
+	}
+	fx.cites = cites
 	if c.fd.Quantities.HolderBytes > 0 {
 		fx.SavesBytes = bytesp(c.fd.Quantities.HolderBytes)
 		fx.Saving = "up to the " + size(c.fd.Quantities.HolderBytes) + " reserved but unallocated becomes usable"
@@ -36,6 +45,7 @@ func fragmentationFixes(c *fixContext) []Fix {
 		Snippet: fmt.Sprintf("export %s=max_split_size_mb:512", name),
 		Caveat:  "Can slow allocation and raise peak memory; ignored with backend:cudaMallocAsync.",
 		Note:    note,
+		cites:   cites,
 	}}
 }
 

@@ -59,6 +59,7 @@ func servingFixes(c *fixContext) []Fix {
 			Why:     "CUDA graphs keep their own memory pools on top of the KV cache and the weights; eager mode captures none.",
 			Snippet: "vllm serve MODEL --enforce-eager\n# Python: LLM(model, enforce_eager=True)",
 			Caveat:  "Slower decoding, mostly at small batch sizes.",
+			cites:   []fact{*g},
 		}}, out...)
 	}
 	return append(out, Fix{

@@ -9,9 +9,11 @@ import (
 
 func activationFixes(c *fixContext) []Fix {
 	micro := "TrainingArguments(..., per_device_train_batch_size=B // 2, gradient_accumulation_steps=2 * G)  # B, G: your values"
+	var cites []fact
 	if s, ok := c.f.Setting("per_device_train_batch_size"); ok {
 		if n, err := strconv.Atoi(s.Value); err == nil && n > 1 {
 			micro = fmt.Sprintf("TrainingArguments(..., per_device_train_batch_size=%d, gradient_accumulation_steps=2 * G)  # was %d (line %d); G: your value", n/2, n, s.Line)
+			cites = append(cites, fact{Line: s.Line, Token: s.Name})
 		}
 	}
 	return []Fix{{
@@ -25,6 +27,7 @@ func activationFixes(c *fixContext) []Fix {
 		Title:   "Halve the micro-batch and double gradient accumulation",
 		Why:     "Activations scale with the micro-batch; accumulation keeps the effective batch (and the results) the same.",
 		Snippet: micro,
+		cites:   cites,
 		Caveat:  "Slower per sample.",
 	}, {
 		ID:      "shorter-sequences",
@@ -106,10 +109,12 @@ func noGradFixes(c *fixContext) []Fix {
 
 func batchFixes(c *fixContext) []Fix {
 	snippet := "batch_size = batch_size // 2"
+	var cites []fact
 	for _, name := range []string{"batch_size", "per_device_eval_batch_size", "eval_batch_size"} {
 		if s, ok := c.f.Setting(name); ok {
 			if n, err := strconv.Atoi(s.Value); err == nil && n > 1 {
 				snippet = fmt.Sprintf("%s = %d  # was %d (line %d)", name, n/2, n, s.Line)
+				cites = append(cites, fact{Line: s.Line, Token: name})
 				break
 			}
 		}
@@ -119,6 +124,7 @@ func batchFixes(c *fixContext) []Fix {
 		Title:   "Halve the inference batch",
 		Why:     "Activation memory of a forward pass is proportional to the batch.",
 		Snippet: snippet + "\n# or find it automatically: accelerate.utils.find_executable_batch_size",
+		cites:   cites,
 		Caveat:  "Lower throughput.",
 	}
 	return []Fix{fx}

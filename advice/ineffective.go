@@ -64,11 +64,11 @@ func ineffectiveFor(fs []rules.Finding, f *rules.Facts, env Env, lf *logFacts) [
 			cite("low-cpu-mem-usage", "low_cpu_mem_usage=True", fmt.Sprintf("Already on at line %d. %s", s.Line, why), &fact{Line: s.Line, Token: "low_cpu_mem_usage"})
 			delete(usual, "low-cpu-mem-usage")
 		}
-		why = "The failure happens while loading the weights, before any batch exists."
-		if lf.checkpointShards != nil {
-			why = fmt.Sprintf("The failure happens while loading the weights (line %d: Loading checkpoint shards), before any batch exists.", lf.checkpointShards.Line)
+		if cs := lf.checkpointShards; cs != nil {
+			cite("reduce-batch-size", "Reducing the batch size", fmt.Sprintf("The failure happens while loading the weights (line %d: Loading checkpoint shards), before any batch exists.", cs.Line), cs)
+		} else {
+			add("reduce-batch-size", "Reducing the batch size", "The failure happens while loading the weights, before any batch exists.")
 		}
-		add("reduce-batch-size", "Reducing the batch size", why)
 	} else if top == "weights-too-large" && fs[0].Confidence >= 0.85 {
 		add("reduce-batch-size", "Reducing the batch size", "The weights alone exceed the device; no batch size makes them fit.")
 	}
