@@ -272,3 +272,52 @@ func TestVLLMInsideEngineNeverRaisesUtilisation(t *testing.T) {
 		t.Errorf("won't-help lacks raising-gpu-memory-utilization: %v", rep.Ineffective)
 	}
 }
+
+// TestAcceptanceNoRuledOutFix: the logs that show a fix already in place
+// (or that cannot apply) never get it offered, and the report says what
+// the log shows, citing the line (issue 12, acceptance 3).
+func TestAcceptanceNoRuledOutFix(t *testing.T) {
+	tests := []struct {
+		file  string
+		never []string       // fix ids that must not be offered
+		said  map[string]int // won't-help id → the line it must cite
+	}{
+		{"tried-expandable-segments.log", []string{"expandable-segments"}, map[string]int{"expandable-segments": 1}},
+		{"tried-gradient-checkpointing.log", []string{"gradient-checkpointing"}, map[string]int{"gradient-checkpointing": 5}},
+		{"tried-4bit-weights.log", []string{"load-in-4bit", "load-in-8bit"}, map[string]int{"load-in-4bit": 4, "load-in-8bit": 4}},
+		{"notebook-kernel-only-process.log", []string{"free-the-gpu", "pick-idle-gpu"}, map[string]int{"free-the-gpu": 15}},
+		{"notebook-error-output.ipynb", []string{"free-the-gpu", "pick-idle-gpu"}, map[string]int{"free-the-gpu": 6}},
+		{"xpu-oom-fragmented.log", []string{"expandable-segments", "max-split-size", "record-memory-history", "offloaded-kv-cache"}, map[string]int{"expandable-segments": 10}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			rep := build(t, filepath.Join("..", "fixtures", "formats", tc.file), rules.Hints{})
+			for _, d := range rep.Diagnoses {
+				for _, fx := range d.Fixes {
+					for _, id := range tc.never {
+						if fx.ID == id {
+							t.Errorf("offers %s, which the log rules out", id)
+						}
+					}
+				}
+			}
+			x := ineffectiveIDs(rep)
+			for id, line := range tc.said {
+				if got, ok := x[id]; !ok || got.Line != line {
+					t.Errorf("won't-help %s: %+v, want it citing line %d", id, got, line)
+				}
+			}
+		})
+	}
+	t.Run("xpu spells its own empty_cache", func(t *testing.T) {
+		rep := build(t, filepath.Join("..", "fixtures", "corpus", "h2a-002.log"), rules.Hints{})
+		for _, x := range rep.Ineffective {
+			if strings.Contains(x.Title, "torch.cuda") {
+				t.Errorf("XPU report says %s", x.Title)
+			}
+		}
+		if x, ok := ineffectiveIDs(rep)["empty-cache"]; !ok || x.Title != "torch.xpu.empty_cache()" {
+			t.Errorf("empty-cache on XPU: %+v", x)
+		}
+	})
+}

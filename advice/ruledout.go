@@ -59,7 +59,7 @@ func (lf *logFacts) ruledOut(id string, evLine int) (ruleOut, bool) {
 		if lf.gpuFamily() || deviceToken(lf.device) == "" {
 			return ruleOut{}, false
 		}
-		return ruleOut{fact: lf.deviceFact(evLine, deviceToken(lf.device)), means: "it is a CUDA allocator option"}, true
+		return ruleOut{fact: lf.deviceFact(evLine, deviceToken(lf.device)), means: "PYTORCH_CUDA_ALLOC_CONF configures the CUDA (and ROCm) allocator only"}, true
 	}
 	switch id {
 	case "expandable-segments":

@@ -185,7 +185,7 @@ func mdFirst(p func(string, ...any), rep advice.Report) {
 	d := rep.Diagnoses[0]
 	p("**Cause:** `%s` (%.0f%%) — %s\n\n", d.Culprit, d.Confidence*100, mdText(d.Title))
 	if fx, ok := firstFix(rep); ok {
-		p("**Fix:** %s%s\n\n", mdText(fx.Title), savingWords(fx))
+		p("**%s** %s%s\n\n", strings.TrimSpace(fixLead(rep)), mdText(fx.Title), savingWords(fx))
 		if fx.Snippet != "" {
 			p("```%s\n%s\n```\n\n", snippetLang(fx.Snippet), mdFence(fx.Snippet))
 		}

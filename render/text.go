@@ -171,13 +171,27 @@ func (t *textWriter) firstFix(rep advice.Report) {
 		return
 	}
 	t.line("")
-	t.hang("  ", "    ", "Fix: "+Safe(fx.Title)+t.st.good.Render(savingWords(fx)))
+	t.hang("  ", "    ", fixLead(rep)+Safe(fx.Title)+t.st.good.Render(savingWords(fx)))
 	if fx.Saving != "" {
 		t.para("    ", Safe(fx.Saving))
 	}
 	if fx.Snippet != "" {
 		t.block("    ", Safe(fx.Snippet), t.st.code.Render)
 	}
+}
+
+// fixLead introduces the first fix, naming its culprit when it is not the
+// likeliest one (whose own fixes the log rules out).
+func fixLead(rep advice.Report) string {
+	for _, d := range rep.Diagnoses {
+		if len(d.Fixes) > 0 {
+			if d.Culprit != rep.Diagnoses[0].Culprit {
+				return "Fix (for " + d.Culprit + "): "
+			}
+			break
+		}
+	}
+	return "Fix: "
 }
 
 // firstFix is the report's first fix, if any.
