@@ -50,7 +50,7 @@ model = %s`, ld.importLine("BitsAndBytesConfig"), ld.callWrapped(c.modelID(), "q
 		ID:      "load-in-8bit",
 		Title:   "Load the weights in 8-bit (LLM.int8) with bitsandbytes",
 		Why:     "LLM.int8 stores linear-layer weights in 1 byte per parameter, half of 16-bit, with less accuracy loss than 4-bit.",
-		Snippet: fmt.Sprintf("%s\n\nbnb = BitsAndBytesConfig(load_in_8bit=True)\nmodel = %s", ld.importLine("BitsAndBytesConfig"), load("quantization_config=bnb", `device_map="auto"`)),
+		Snippet: fmt.Sprintf("%s\nbnb = BitsAndBytesConfig(load_in_8bit=True)\nmodel = %s", ld.importLine("BitsAndBytesConfig"), load("quantization_config=bnb", `device_map="auto"`)),
 		Caveat:  "Slower matmuls than 16-bit; halves the weights only, which may still not fit.",
 	}
 	if w16 > 0 && w8 > 0 {
@@ -62,7 +62,7 @@ model = %s`, ld.importLine("BitsAndBytesConfig"), ld.callWrapped(c.modelID(), "q
 		ID:      "cpu-offload",
 		Title:   "Let accelerate place what does not fit in CPU RAM",
 		Why:     "device_map=\"auto\" with max_memory fills the GPU up to the limit you give and keeps the remaining layers in CPU RAM, moving them in as they run.",
-		Snippet: fmt.Sprintf("import torch\n%s\n\nmodel = %s", ld.importLine(), load(arg+"=torch.float16", `device_map="auto"`, fmt.Sprintf("max_memory={0: %q, \"cpu\": \"64GiB\"}", gibLimit(c.f.Capacity)))),
+		Snippet: fmt.Sprintf("import torch\n%s\nmodel = %s", ld.importLine(), load(arg+"=torch.float16", `device_map="auto"`, fmt.Sprintf("max_memory={0: %q, \"cpu\": \"64GiB\"}", gibLimit(c.f.Capacity)))),
 		Caveat:  "Much slower: offloaded layers cross PCIe on every forward pass.",
 		Note:    note,
 	}
@@ -180,7 +180,7 @@ func dtypeFixes(c *fixContext) []Fix {
 		ID:      "load-in-bf16",
 		Title:   "Load the weights in bfloat16 (or the checkpoint's own dtype)",
 		Why:     "float32 doubles every weight. The checkpoint is almost always 16-bit; asking for it halves the weights with no loss.",
-		Snippet: fmt.Sprintf("import torch\n%s\n\nmodel = %s  # or \"auto\"\n# vLLM: --dtype auto (or bfloat16), never --dtype float", ld.importLine(), ld.call(c.modelID(), arg+"=torch.bfloat16")),
+		Snippet: fmt.Sprintf("import torch\n%s\nmodel = %s  # or \"auto\"\n# vLLM: --dtype auto (or bfloat16), never --dtype float", ld.importLine(), ld.call(c.modelID(), arg+"=torch.bfloat16")),
 		Caveat:  "GPUs before Ampere (V100, T4, RTX 20xx) lack bf16: use torch.float16 there.",
 		Note:    note,
 	}
