@@ -321,3 +321,23 @@ func TestAcceptanceNoRuledOutFix(t *testing.T) {
 		}
 	})
 }
+
+// TestFixIDsAreUnique: one id is one change — every form of a fix, for
+// any culprit, framework or variant, has the same title and reasoning
+// (only the snippet is spelled for the framework).
+func TestFixIDsAreUnique(t *testing.T) {
+	type text struct{ title, why string }
+	seen := map[string]text{}
+	for _, r := range rules.All() {
+		for _, fx := range everyFixForm(r.ID) {
+			got := text{fx.Title, fx.Why}
+			if prev, ok := seen[fx.ID]; ok && prev != got {
+				t.Errorf("fix %q is defined twice:\n  %q\n  %q", fx.ID, prev, got)
+			}
+			seen[fx.ID] = got
+		}
+	}
+	if len(seen) < 30 {
+		t.Errorf("only %d fix ids", len(seen))
+	}
+}

@@ -168,6 +168,7 @@ func logitsFixes(c *fixContext) []Fix {
 	}
 	if c.f.Ev.Framework == "mlx" {
 		keep.Snippet = "# mlx-lm / mlx-vlm: prefill in chunks (prefill_step_size) and take logits[:, -1, :] before the vocabulary projection"
+		keep.Note = "" // the transformers spelling does not apply
 	}
 	chunked := Fix{
 		ID:      "chunked-loss",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/oomdoc/oomdoc/parser"
 	"github.com/oomdoc/oomdoc/rules"
 )
 
@@ -15,6 +16,21 @@ func activationFixes(c *fixContext) []Fix {
 			micro = fmt.Sprintf("TrainingArguments(..., per_device_train_batch_size=%d, gradient_accumulation_steps=2 * G)  # was %d (line %d); G: your value", n/2, n, s.Line)
 			cites = append(cites, fact{Line: s.Line, Token: s.Name})
 		}
+	}
+	if c.f.Ev.Kind == parser.KindTF || c.f.Ev.Framework == "tensorflow" || c.f.Ev.Framework == "jax" || c.f.Ev.Kind == parser.KindXLA {
+		return []Fix{{
+			ID:      "gradient-checkpointing",
+			Title:   "Enable gradient checkpointing",
+			Why:     "Checkpointing keeps only layer boundaries and recomputes the rest in backward, cutting activation memory by a large factor.",
+			Snippet: "# TensorFlow: block = tf.recompute_grad(block)   JAX: block = jax.checkpoint(block)",
+			Caveat:  "About 20–30% slower steps. Training only: it does nothing for inference.",
+		}, {
+			ID:      "smaller-micro-batch",
+			Title:   "Halve the micro-batch and double gradient accumulation",
+			Why:     "Activations scale with the micro-batch; accumulation keeps the effective batch (and the results) the same.",
+			Snippet: "# Keras 3: model.fit(..., batch_size=B // 2) with keras.optimizers.AdamW(..., gradient_accumulation_steps=2)\n# optax: optax.MultiSteps(optimizer, every_k_schedule=2)",
+			Caveat:  "Slower per sample.",
+		}}
 	}
 	return []Fix{{
 		ID:      "gradient-checkpointing",

@@ -135,18 +135,33 @@ func Pages() []Page {
 // sampleFixes runs a culprit's fix builder on empty crashes of several
 // kinds, to list every fix it can give in general form (no figures).
 func sampleFixes(culprit string) []Fix {
+	seen := map[string]bool{}
+	var out []Fix
+	for _, fx := range everyFixForm(culprit) {
+		if !seen[fx.ID] {
+			seen[fx.ID] = true
+			out = append(out, fx)
+		}
+	}
+	return out
+}
+
+// everyFixForm is every fix a culprit's builder gives on empty crashes
+// of each kind and variant, duplicates included.
+func everyFixForm(culprit string) []Fix {
 	samples := []parser.Event{
 		{Kind: parser.KindCUDA, Device: &parser.Device{Type: "cuda"}},
 		{Kind: parser.KindXLA},
+		{Kind: parser.KindTF, Framework: "tensorflow"},
 		{Kind: parser.KindServing, Framework: "vllm", Variant: "vllm-startup"},
 		{Kind: parser.KindServing, Framework: "vllm", Variant: "vllm-v1"},
 		{Kind: parser.KindHostKill, Signal: "Bus error"},
 		{Kind: parser.KindCUDARuntime, Framework: "ggml"},
 		{Kind: parser.KindCUDA, Framework: "vllm"},
 		{Kind: parser.KindCUDA, Framework: "comfyui"},
+		{Kind: parser.KindMPS, Framework: "mlx"},
 	}
 	cat := models.Load()
-	seen := map[string]bool{}
 	var out []Fix
 	for _, ev := range samples {
 		res := &parser.Result{Events: []parser.Event{ev}, Context: parser.Context{Models: []parser.ModelRef{{ID: "llava-hf/llava-1.5-13b-hf"}}}}
@@ -157,12 +172,7 @@ func sampleFixes(culprit string) []Fix {
 		f.Capacity = 12 << 30
 		for _, variant := range []string{"", rules.VariantStaticCache, rules.VariantEvalAccumulate} {
 			c := &fixContext{fd: rules.Finding{Culprit: culprit, Variant: variant}, f: f, cat: cat, lf: &logFacts{soleProcess: &fact{}, cudaGraphs: &fact{}}}
-			for _, fx := range fixesFor(c) {
-				if !seen[fx.ID] {
-					seen[fx.ID] = true
-					out = append(out, fx)
-				}
-			}
+			out = append(out, fixesFor(c)...)
 		}
 	}
 	return out
