@@ -33,13 +33,13 @@ type loader struct {
 	From   string // "the log (line 5)", "the catalogue", "the model's modality"
 }
 
-// call spells the start of a from_pretrained call with the extra
-// arguments: `LlavaForConditionalGeneration.from_pretrained("id", a, b)`.
+// call spells a from_pretrained call of the model expression id with the
+// extra arguments: `LlavaForConditionalGeneration.from_pretrained("id", a, b)`.
 func (l loader) call(id string, args ...string) string {
 	if l.Remote {
 		args = append(args, "trust_remote_code=True")
 	}
-	return fmt.Sprintf("%s.from_pretrained(%q, %s)", l.Class, id, strings.Join(args, ", "))
+	return fmt.Sprintf("%s.from_pretrained(%s, %s)", l.Class, id, strings.Join(args, ", "))
 }
 
 // callWrapped is call with the arguments on a second, indented line.
@@ -47,7 +47,7 @@ func (l loader) callWrapped(id string, args ...string) string {
 	if l.Remote {
 		args = append(args, "trust_remote_code=True")
 	}
-	return fmt.Sprintf("%s.from_pretrained(\n    %q, %s)", l.Class, id, strings.Join(args, ", "))
+	return fmt.Sprintf("%s.from_pretrained(\n    %s, %s)", l.Class, id, strings.Join(args, ", "))
 }
 
 // importLine imports the class (and BitsAndBytesConfig when asked).
@@ -81,7 +81,7 @@ func (c *fixContext) loader() loader {
 		}
 		return loader{Class: "AutoModelForCausalLM", From: "the model's modality"}
 	}
-	if c.fd.Culprit == "visual-tokens" || c.hasNotice("image-input") {
+	if c.fd.Culprit == "visual-tokens" || c.hasNotice("image-input") || c.lf.visionFrames != nil {
 		return loader{Class: "AutoModelForImageTextToText", From: "the model's modality"}
 	}
 	return loader{Class: "AutoModelForCausalLM", From: "the model's modality"}

@@ -67,11 +67,14 @@ func fixBuilders() map[string]func(*fixContext) []Fix {
 	}
 }
 
+// modelID is the model as a Python expression: its quoted id when the
+// log or --model names a catalogued model, else the variable model_id
+// (what the user's own code passes).
 func (c *fixContext) modelID() string {
 	if c.f.Model != nil {
-		return c.f.Model.ID
+		return fmt.Sprintf("%q", c.f.Model.ID)
 	}
-	return "ORG/MODEL"
+	return "model_id"
 }
 
 func size(n int64) string { return parser.FormatSize(n) }

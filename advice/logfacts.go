@@ -43,6 +43,7 @@ type logFacts struct {
 	notebook              *fact
 	soleProcess           *fact // the only process on the device is this one
 	modelClass            *fact // the class the log loads the model with
+	visionFrames          *fact // the traceback runs through a vision-language model's code
 	memSummary            *fact
 	device                string // "cuda", "rocm", "xpu", "mps", "cpu", … of the failure
 }
@@ -248,6 +249,12 @@ func (lf *logFacts) readNotice(n parser.Notice) {
 func (lf *logFacts) readFrames(ev *parser.Event) {
 	for i := len(ev.Frames) - 1; i >= 0; i-- {
 		fr := ev.Frames[i]
+		file := strings.ToLower(fr.File)
+		for _, w := range []string{"_vl", "llava", "mllama", "/vlm/", "vision", "visual"} {
+			if strings.Contains(file, w) && lf.visionFrames == nil && fr.LogLine > 0 {
+				lf.visionFrames = &fact{Line: fr.LogLine, Token: w, Text: fr.File}
+			}
+		}
 		if m := reModelClass.FindStringSubmatch(fr.Code); m != nil && lf.modelClass == nil {
 			lf.modelClass = &fact{Line: fr.LogLine + 1, Token: m[1], Text: m[1]}
 		}
@@ -256,6 +263,16 @@ func (lf *logFacts) readFrames(ev *parser.Event) {
 			lf.fourBit = &fact{Line: fr.LogLine + 1, Token: tok, Text: "the traceback runs through bitsandbytes' 4-bit layers"}
 			if !strings.Contains(fr.Code, tok) {
 				lf.fourBit.Line = fr.LogLine
+			}
+		}
+	}
+	for _, cl := range ev.ContextLines {
+		if !strings.Contains(cl.Text, ".py") {
+			continue // only file paths say whose code ran
+		}
+		for _, w := range []string{"_vl", "llava", "mllama", "/vlm/", "vision", "visual"} {
+			if strings.Contains(strings.ToLower(cl.Text), w) && lf.visionFrames == nil {
+				lf.visionFrames = &fact{Line: cl.Line, Token: w, Text: cl.Text}
 			}
 		}
 	}
