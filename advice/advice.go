@@ -28,6 +28,16 @@ type Fix struct {
 	Caveat string `json:"caveat"`
 	// Note explains a spelling chosen for the user's versions.
 	Note string `json:"note,omitempty"`
+	// ShortAfter is what the request still lacks after this fix alone: 0
+	// when the fix makes it fit, nil when the log does not tell.
+	ShortAfter *int64 `json:"short_after_bytes,omitempty"`
+	// after is the size of what the fix shrinks, once shrunk (the weights
+	// in 4-bit), for fits arithmetic against the device; 0 when the fix
+	// shrinks the failing request itself.
+	after int64
+	// cites are the log lines the fix's text names ("was 8 (line 12)"),
+	// each with the word that line holds.
+	cites []fact
 }
 
 // An Ineffective remedy is popular advice the evidence rules out.
@@ -36,6 +46,12 @@ type Ineffective struct {
 	Title string `json:"title"`
 	Why   string `json:"why"`
 	Event string `json:"event,omitempty"`
+	// Line is the log line the reason cites (a setting the user tried, a
+	// warning), 0 when it cites none; Token is the word that line holds.
+	Line  int    `json:"line,omitempty"`
+	Token string `json:"-"`
+	// Tried is true when the log shows the remedy is already in place.
+	Tried bool `json:"tried,omitempty"`
 }
 
 // A Diagnosis is a finding with its fixes.
@@ -63,18 +79,37 @@ type FitTable struct {
 
 // Report is the whole answer for a set of inputs.
 type Report struct {
-	Inputs      []string        `json:"inputs"`
-	Events      []parser.Event  `json:"events"`
-	Diagnoses   []Diagnosis     `json:"diagnoses"`
-	Ineffective []Ineffective   `json:"ineffective"`
-	WhatFits    *FitTable       `json:"what_fits,omitempty"`
-	Capture     []string        `json:"capture,omitempty"` // what to capture next when evidence is thin
-	Context     *parser.Context `json:"-"`
-	Dropped     int             `json:"dropped_events,omitempty"`
+	Inputs      []string       `json:"inputs"`
+	Events      []parser.Event `json:"events"`
+	Diagnoses   []Diagnosis    `json:"diagnoses"`
+	Ineffective []Ineffective  `json:"ineffective"`
+	WhatFits    *FitTable      `json:"what_fits,omitempty"`
+	Capture     []string       `json:"capture,omitempty"` // what to capture next when evidence is thin
+	// Decided is false when the log does not decide the cause: no finding,
+	// or the likeliest rests on a prior or has at most ThinEvidence.
+	Decided bool `json:"decided"`
+	// ShortBytes is what the failing request lacked (requested − free), nil
+	// when the log does not give both.
+	ShortBytes *int64          `json:"short_bytes,omitempty"`
+	Context    *parser.Context `json:"-"`
+	Dropped    int             `json:"dropped_events,omitempty"`
 }
 
-// MaxDiagnoses bounds the culprits a report names.
-const MaxDiagnoses = 5
+// Report policy, decided here once for every format.
+const (
+	// MaxDiagnoses bounds the culprits a report names.
+	MaxDiagnoses = 5
+	// FixedDiagnoses is how many of them carry fixes, and FixesPerDiagnosis
+	// how many each; a fix is shown once, under the likeliest culprit.
+	FixedDiagnoses    = 3
+	FixesPerDiagnosis = 3
+	// ThinEvidence is the confidence at or below which the report does not
+	// name a cause but says what would decide it.
+	ThinEvidence = 0.5
+	// MaxUsualWontHelp bounds the usual remedies listed as not helping
+	// (remedies the log shows were tried come first and are not counted).
+	MaxUsualWontHelp = 3
+)
 
 // Build makes the report for one parsed input.
 func Build(in rules.Input) Report {
@@ -92,9 +127,16 @@ func Build(in rules.Input) Report {
 	if len(findings) > MaxDiagnoses {
 		findings = findings[:MaxDiagnoses]
 	}
+	first := 0
+	if len(findings) > 0 {
+		first = eventIndex(res, findings[0].Event)
+	}
+	top := rules.NewFacts(in, first)
+	lf := readLogFacts(res, top.Ev)
+	env.readFacts(&lf)
 	for _, fd := range findings {
 		f := rules.NewFacts(in, eventIndex(res, fd.Event))
-		ctx := &fixContext{fd: fd, f: f, env: env, cat: in.Catalog}
+		ctx := &fixContext{fd: fd, f: f, env: env, cat: in.Catalog, lf: &lf}
 		var fixes []Fix
 		if len(fd.Signals) > 0 {
 			// A culprit named for the kind of failure alone, with nothing in
@@ -103,15 +145,22 @@ func Build(in rules.Input) Report {
 		}
 		rep.Diagnoses = append(rep.Diagnoses, Diagnosis{Finding: fd, Fixes: fixes})
 	}
-	first := 0
-	if len(findings) > 0 {
-		first = eventIndex(res, findings[0].Event)
+	rep.Decided = decided(findings)
+	if top.Requested > 0 && top.FreeKnown && top.Requested > top.Free {
+		rep.ShortBytes = bytesp(top.Requested - top.Free)
 	}
-	top := rules.NewFacts(in, first)
+	tried := rep.choose(&lf, top)
+	tried = append(tried, rep.triedElsewhere(&fixContext{f: top, env: env, cat: in.Catalog, lf: &lf}, tried)...)
 	rep.WhatFits = whatFits(findings, top, in.Catalog)
-	rep.Ineffective = ineffectiveFor(findings, top, env)
-	rep.Capture = captureFor(findings, top)
+	rep.Ineffective = append(tried, ineffectiveFor(findings, top, env, &lf)...)
+	rep.Capture = captureFor(findings, top, rep.Decided, &lf)
 	return rep
+}
+
+// decided reports whether the likeliest finding names the cause: it rests
+// on evidence and its confidence is above ThinEvidence.
+func decided(fs []rules.Finding) bool {
+	return len(fs) > 0 && fs[0].Basis != rules.BasisPrior && fs[0].Confidence > ThinEvidence
 }
 
 func eventIndex(res *parser.Result, id string) int {

@@ -1,6 +1,7 @@
 package advice
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,19 @@ type Env struct {
 	VLLM         string
 	HintEnv      string // the allocator env var the failure message itself names
 	ROCm         bool
+	// dtypeWarned is the line of transformers' "torch_dtype is deprecated"
+	// warning (so it is ≥ 4.56), allocWarned that of torch's
+	// "PYTORCH_CUDA_ALLOC_CONF is deprecated"; 0 when absent.
+	dtypeWarned int
+	allocWarned *fact
+}
+
+// readFacts takes what the log's warnings say about the versions.
+func (e *Env) readFacts(lf *logFacts) {
+	if lf.torchDTypeDeprecated != nil {
+		e.dtypeWarned = lf.torchDTypeDeprecated.Line
+	}
+	e.allocWarned = lf.allocConfDeprecated
 }
 
 // EnvOf reads versions from the parsed context and the events.
@@ -87,6 +101,9 @@ func (e Env) AllocConfVar() (name, note string) {
 		}
 		return "PYTORCH_CUDA_ALLOC_CONF", ""
 	}
+	if e.allocWarned != nil {
+		return "PYTORCH_CUDA_ALLOC_CONF", fmt.Sprintf("torch warns at line %d that PYTORCH_CUDA_ALLOC_CONF is deprecated; it still works, and 2.9.x needs it for expandable_segments (≥ 2.11 reads PYTORCH_ALLOC_CONF)", e.allocWarned.Line)
+	}
 	if e.HintEnv == "PYTORCH_ALLOC_CONF" {
 		return "PYTORCH_CUDA_ALLOC_CONF", "your torch prints PYTORCH_ALLOC_CONF, but on 2.9.x only PYTORCH_CUDA_ALLOC_CONF enables expandable_segments; the old name works on every version"
 	}
@@ -113,11 +130,16 @@ func (r renamed) spell(v string) (name, note string) {
 }
 
 // DTypeArg spells the from_pretrained dtype argument: dtype= since
-// transformers 4.56, torch_dtype= before; torch_dtype= is accepted by every
-// version, so it is the choice when the version is unknown.
+// transformers 4.56, torch_dtype= before. When the version is unknown it is
+// dtype= (what most users run, and what ≥ 4.56 asks for instead of warning),
+// with a note for older versions; transformers' own "torch_dtype is
+// deprecated" warning in the log settles it.
 func (e Env) DTypeArg() (arg, note string) {
-	return renamed{4, 56, "dtype", "torch_dtype", "torch_dtype",
-		"transformers version not in the log: torch_dtype= works on every version (≥ 4.56 prefers dtype=)"}.spell(e.Transformers)
+	if e.dtypeWarned > 0 && e.Transformers == "" {
+		return "dtype", ""
+	}
+	return renamed{4, 56, "dtype", "torch_dtype", "dtype",
+		"transformers version not in the log: dtype= is the name since 4.56; on older versions write torch_dtype="}.spell(e.Transformers)
 }
 
 // LogitsToKeepArg spells the argument that limits logits to the last

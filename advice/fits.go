@@ -28,7 +28,7 @@ func whatFits(fs []rules.Finding, f *rules.Facts, cat models.Catalog) *FitTable 
 	if !Fits(b16, f.Capacity) {
 		onGPU := f.Capacity - t.Reserve
 		t.Rows = append(t.Rows, FitRow{Option: f.Model.Name() + " " + FormatFP16 + " + CPU offload", Bytes: onGPU, Fits: true, Headroom: 0,
-			Note: "runs, slowly: " + gbs(b16-onGPU) + " of layers stay in CPU RAM"})
+			Note: "runs, slowly: " + size(b16-onGPU) + " of layers stay in CPU RAM"})
 	}
 	for _, s := range cat.Siblings(*f.Model) {
 		if s.Params >= f.Model.Params {

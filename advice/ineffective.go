@@ -8,46 +8,48 @@ import (
 	"github.com/oomdoc/oomdoc/rules"
 )
 
-// ineffectiveFor lists the popular remedies that the evidence rules out
-// (research/peers.md §10), each with the reason for this crash.
-func ineffectiveFor(fs []rules.Finding, f *rules.Facts, env Env) []Ineffective {
-	out := []Ineffective{}
+// ineffectiveFor lists the popular remedies that will not help this crash
+// (research/peers.md §10): first those whose reason cites a line of the
+// log (a setting or warning the user acted on), then at most
+// MaxUsualWontHelp usual remedies for the likeliest culprit and this phase
+// — the allocator's own hint first, then empty_cache, then the culprit's
+// folklore — each with this crash's reason. Nothing here quotes text the
+// log does not hold.
+func ineffectiveFor(fs []rules.Finding, f *rules.Facts, env Env, lf *logFacts) []Ineffective {
 	ev := f.Ev
+	var cited []Ineffective
+	usual := map[string]Ineffective{}
+	cite := func(id, title, why string, fc *fact) {
+		cited = append(cited, Ineffective{ID: id, Title: title, Why: why, Event: ev.ID, Line: fc.Line, Token: fc.Token})
+	}
 	add := func(id, title, why string) {
-		out = append(out, Ineffective{ID: id, Title: title, Why: why, Event: ev.ID})
+		usual[id] = Ineffective{ID: id, Title: title, Why: why, Event: ev.ID}
 	}
 	top := ""
 	if len(fs) > 0 {
 		top = fs[0].Culprit
 	}
-	has := func(id string) bool {
-		for _, fd := range fs {
-			if fd.Culprit == id && fd.Basis == rules.BasisEvidence {
-				return true
-			}
-		}
-		return false
-	}
 	gpuAllocator := ev.Kind == parser.KindCUDA || ev.Kind == parser.KindHIP || ev.Kind == parser.KindXPU || ev.Kind == parser.KindMPS && ev.Framework == "pytorch"
 	inference := !f.TrainingLikely() && (f.Inference > 0 || ev.Phase == parser.PhaseGenerate || ev.Phase == parser.PhaseLoad || ev.Phase == parser.PhaseEval || top == "weights-too-large" || top == "visual-tokens" || top == "kv-cache")
+	loading := ev.Phase == parser.PhaseLoad
 
 	if gpuAllocator && (!f.UnallocKnown || f.Unallocated < f.Requested) {
 		why := "PyTorch's allocator already returned every cached block to the driver and retried before raising this error; empty_cache() only hands memory to other processes."
 		if f.UnallocKnown {
 			why += fmt.Sprintf(" Here only %s was cached and unused.", size(f.Unallocated))
 		}
-		add("empty-cache", "torch.cuda.empty_cache()", why)
+		add("empty-cache", emptyCacheCall(lf.device), why)
 	}
-	if gpuAllocator && f.UnallocKnown && f.Requested > 0 && f.Unallocated < f.Requested && top != "fragmentation" {
+	if gpuAllocator && lf.gpuFamily() && f.UnallocKnown && f.Requested > 0 && f.Unallocated < f.Requested && top != "fragmentation" && lf.expandable == nil {
 		add("fragmentation-settings", "expandable_segments / max_split_size_mb", fmt.Sprintf("These only help when reserved-but-unallocated memory could hold the request. Here it is %s against a %s request: there is no fragmentation to undo.", size(f.Unallocated), size(f.Requested)))
 	}
-	if inference && !has("activations") {
+	if inference && lf.checkpointing == nil {
 		add("checkpointing-for-inference", "Gradient checkpointing", "It trades compute for the activations saved for backward(); inference keeps none (and HF models only checkpoint in training mode), so it frees nothing here.")
 	}
+	if lf.padToken != nil && inference {
+		cite("pad-token-id", "Setting pad_token_id", fmt.Sprintf("The pad_token_id warning at line %d is informational; the setting has no effect on memory.", lf.padToken.Line), lf.padToken)
+	}
 	if inference {
-		if _, ok := f.Notice("pad-token-id-warning"); ok || ev.Phase == parser.PhaseGenerate || top == "weights-too-large" && ev.Phase == parser.PhaseLoad {
-			add("pad-token-id", "Setting pad_token_id", "\"Setting `pad_token_id` to `eos_token_id`\" is an informational warning; the setting has no effect on memory.")
-		}
 		switch ev.Phase {
 		case parser.PhaseForward, parser.PhaseEval, parser.PhaseGenerate:
 			if top != "no-grad-missing" {
@@ -55,26 +57,35 @@ func ineffectiveFor(fs []rules.Finding, f *rules.Facts, env Env) []Ineffective {
 			}
 		}
 	}
-	if top == "weights-too-large" && ev.Phase == parser.PhaseLoad {
-		add("low-cpu-mem-usage", "low_cpu_mem_usage=True", "It limits host RAM while loading; the GPU still has to hold every weight.")
-		add("reduce-batch-size", "Reducing the batch size", "The failure happens while loading the weights, before any batch exists.")
+	if top == "weights-too-large" && loading {
+		why := "It limits host RAM while loading; the GPU still has to hold every weight."
+		add("low-cpu-mem-usage", "low_cpu_mem_usage=True", why)
+		if s, ok := f.Setting("low_cpu_mem_usage"); ok && truthy(s.Value) {
+			cite("low-cpu-mem-usage", "low_cpu_mem_usage=True", fmt.Sprintf("Already on at line %d. %s", s.Line, why), &fact{Line: s.Line, Token: "low_cpu_mem_usage"})
+			delete(usual, "low-cpu-mem-usage")
+		}
+		if cs := lf.checkpointShards; cs != nil {
+			cite("reduce-batch-size", "Reducing the batch size", fmt.Sprintf("The failure happens while loading the weights (line %d: Loading checkpoint shards), before any batch exists.", cs.Line), cs)
+		} else {
+			add("reduce-batch-size", "Reducing the batch size", "The failure happens while loading the weights, before any batch exists.")
+		}
 	} else if top == "weights-too-large" && fs[0].Confidence >= 0.85 {
 		add("reduce-batch-size", "Reducing the batch size", "The weights alone exceed the device; no batch size makes them fit.")
 	}
-	if has("kv-cache") {
+	if top == "kv-cache" && ev.Framework != "vllm" && ev.Framework != "ggml" && ev.Kind != parser.KindServing {
 		add("static-cache", "cache_implementation=\"static\" to save memory", "A static cache preallocates max_cache_len for every layer up front: it saves time, not memory. The memory-saving caches are \"offloaded\" and \"quantized\".")
 	}
-	if has("logits-upcast") {
-		if s, ok := f.Setting("num_logits_to_keep"); ok || atLeastKnown(env.Transformers, 4, 50) {
-			why := "Renamed to logits_to_keep in transformers 4.49; since the shim was removed the old name is swallowed by **kwargs and ignored, silently."
-			if ok {
-				why += fmt.Sprintf(" The log passes it at line %d.", s.Line)
-			}
+	if top == "logits-upcast" {
+		why := "Renamed to logits_to_keep in transformers 4.49; since the shim was removed the old name is swallowed by **kwargs and ignored, silently."
+		if s, ok := f.Setting("num_logits_to_keep"); ok {
+			cite("num-logits-to-keep", "num_logits_to_keep=1", why+fmt.Sprintf(" The log passes it at line %d.", s.Line), &fact{Line: s.Line, Token: "num_logits_to_keep"})
+		} else if atLeastKnown(env.Transformers, 4, 50) {
 			add("num-logits-to-keep", "num_logits_to_keep=1", why)
 		}
 	}
-	if n, ok := f.Notice("alloc-conf-in-python"); ok && gpuAllocator {
-		add("alloc-conf-in-python", "Setting PYTORCH_CUDA_ALLOC_CONF from Python", fmt.Sprintf("The allocator reads its configuration once, when CUDA is initialised; set at line %d inside the program it is likely too late to apply. Export it in the shell before Python starts.", n.Line))
+	if lf.expandableInPython != nil && gpuAllocator {
+		n := lf.expandableInPython
+		cite("alloc-conf-in-python", "Setting "+n.Token+" from Python", fmt.Sprintf("Line %d sets it inside the program. The allocator reads it once, when CUDA is initialised: set after the first CUDA call (often at import) it is ignored. Export it in the shell before Python starts.", n.Line), n)
 	}
 	if top == "activations" {
 		add("zero-offload", "DeepSpeed ZeRO / CPU offload of model states", "ZeRO shards weights, gradients and optimizer states; these are activations, which it does not touch. Gradient checkpointing or a smaller micro-batch does.")
@@ -82,22 +93,65 @@ func ineffectiveFor(fs []rules.Finding, f *rules.Facts, env Env) []Ineffective {
 	if ev.Framework == "vllm" && (ev.Variant == "vllm-startup" || ev.Kind != parser.KindServing) {
 		add("raising-gpu-memory-utilization", "Raising gpu_memory_utilization", "Here vLLM needs less of the device, not more: the startup check failed because the requested share is not free, and a CUDA OOM inside the engine means its budget already leaves too little headroom.")
 	}
-	if has("leak") {
+	if top == "leak" {
 		add("gc-collect", "gc.collect() + empty_cache() every step", "gc.collect() frees only unreachable reference cycles; a leak is tensors still referenced, which neither call frees.")
 	}
 	if top == "visual-tokens" {
-		if _, ok := f.Notice("thinking"); ok {
+		if n, ok := f.Notice("thinking"); ok {
 			why := "The thinking budget caps how many tokens are generated while thinking; this failure happens while encoding the image, before any token is generated."
+			fc := &fact{Line: n.Line, Token: "thinking"}
 			if s, ok := f.Setting("enable_thinking"); ok && strings.EqualFold(s.Value, "false") {
 				why = fmt.Sprintf("Thinking is off here (enable_thinking=False, line %d), so the budget is inactive; and the failure happens while encoding the image, before any token is generated.", s.Line)
+				fc = &fact{Line: s.Line, Token: "enable_thinking"}
 			}
-			add("thinking-budget", "Lowering the thinking budget", why)
+			cite("thinking-budget", "Lowering the thinking budget", why, fc)
 		}
 	}
-	if n, ok := f.Notice("use-fast-warning"); ok && gpuAllocator {
-		add("use-fast-warning", "The `use_fast` image-processor warning", "Unrelated: it concerns which image-processor implementation runs (speed and tiny numeric differences), not GPU memory. Line "+fmt.Sprint(n.Line)+".")
+	if n, ok := f.Notice("use-fast-warning"); ok && gpuAllocator && (top == "visual-tokens" || lf.device == "cuda") {
+		cite("use-fast-warning", "The `use_fast` image-processor warning", fmt.Sprintf("Unrelated: the warning at line %d concerns which image-processor implementation runs (speed and tiny numeric differences), not GPU memory.", n.Line), &fact{Line: n.Line, Token: "use_fast"})
+	}
+	return append(cited, usualFirst(usual, top, ev)...)
+}
+
+// usualFirst orders the usual remedies (the allocator's own hint first,
+// then empty_cache, then the culprit's folklore, then the rest) and keeps
+// MaxUsualWontHelp of those relevant to the culprit.
+func usualFirst(usual map[string]Ineffective, top string, ev *parser.Event) []Ineffective {
+	order := []string{}
+	if ev.Hint == "expandable_segments" || ev.Hint == "max_split_size_mb" {
+		order = append(order, "fragmentation-settings")
+	}
+	order = append(order, "empty-cache")
+	order = append(order, culpritWontHelp()[top]...)
+	relevant := map[string]bool{}
+	for _, id := range order {
+		relevant[id] = true
+	}
+	for _, id := range []string{"raising-gpu-memory-utilization", "reduce-batch-size", "low-cpu-mem-usage", "checkpointing-for-inference", "model-eval", "fragmentation-settings"} {
+		if !relevant[id] {
+			order = append(order, id)
+		}
+	}
+	var out []Ineffective
+	seen := map[string]bool{}
+	for _, id := range order {
+		if x, ok := usual[id]; ok && !seen[id] && len(out) < MaxUsualWontHelp {
+			seen[id] = true
+			out = append(out, x)
+		}
 	}
 	return out
+}
+
+// emptyCacheCall spells empty_cache for the device's module.
+func emptyCacheCall(device string) string {
+	switch device {
+	case "xpu":
+		return "torch.xpu.empty_cache()"
+	case "mps":
+		return "torch.mps.empty_cache()"
+	}
+	return "torch.cuda.empty_cache()"
 }
 
 func atLeastKnown(v string, major, minor int) bool {
@@ -105,17 +159,17 @@ func atLeastKnown(v string, major, minor int) bool {
 	return yes && known
 }
 
-// captureFor says what to capture next when the evidence is thin.
-func captureFor(fs []rules.Finding, f *rules.Facts) []string {
-	if len(fs) > 0 && fs[0].Confidence >= 0.6 {
+// captureFor says what to capture next when the log does not decide the
+// cause: the likeliest finding's own capture step, the traceback when the
+// log has none, and a memory snapshot on CUDA.
+func captureFor(fs []rules.Finding, f *rules.Facts, decided bool, lf *logFacts) []string {
+	if decided {
 		return nil
 	}
 	var out []string
 	for _, fd := range fs {
-		if fd.Decide != "" {
-			out = append(out, fd.Culprit+": "+fd.Decide)
-		}
-		if len(out) == 3 {
+		if fd.Capture != "" {
+			out = append(out, fd.Capture)
 			break
 		}
 	}
@@ -123,7 +177,11 @@ func captureFor(fs []rules.Finding, f *rules.Facts) []string {
 		out = append(out, "the full traceback of the failure (the lines above the error message)")
 	}
 	if f.Ev.Kind == parser.KindCUDA || f.Ev.Kind == parser.KindHIP || f.Ev.Kind == parser.KindCUDARuntime {
-		out = append(out, "a memory snapshot of the failing run:\n"+snapshotRecipe)
+		what := "a memory snapshot of the failing run"
+		if lf.memSummary != nil {
+			what += fmt.Sprintf(" (the memory summary at line %d gives totals; the snapshot adds the stack of every allocation)", lf.memSummary.Line)
+		}
+		out = append(out, what+":\n"+snapshotRecipe)
 	}
 	return out
 }

@@ -108,7 +108,6 @@ func Pages() []Page {
 			}
 			p.Fixes = append(p.Fixes, r.ID)
 		}
-		cp.Body = rulesWhat(r)
 		culprits = append(culprits, cp)
 	}
 	out := culprits
@@ -120,28 +119,49 @@ func Pages() []Page {
 	for _, id := range ids {
 		out = append(out, *fixPages[id])
 	}
-	return append(out, wontHelpCatalog()...)
-}
-
-func rulesWhat(r rules.Rule) string {
-	return "What holds the memory: " + r.Title + "."
+	warned := map[string][]string{}
+	for _, r := range rules.All() {
+		for _, id := range culpritWontHelp()[r.ID] {
+			warned[id] = append(warned[id], r.ID)
+		}
+	}
+	for _, p := range wontHelpCatalog() {
+		p.Fixes = warned[p.ID]
+		out = append(out, p)
+	}
+	return out
 }
 
 // sampleFixes runs a culprit's fix builder on empty crashes of several
 // kinds, to list every fix it can give in general form (no figures).
 func sampleFixes(culprit string) []Fix {
+	seen := map[string]bool{}
+	var out []Fix
+	for _, fx := range everyFixForm(culprit) {
+		if !seen[fx.ID] {
+			seen[fx.ID] = true
+			out = append(out, fx)
+		}
+	}
+	return out
+}
+
+// everyFixForm is every fix a culprit's builder gives on empty crashes
+// of each kind and variant, duplicates included.
+func everyFixForm(culprit string) []Fix {
 	samples := []parser.Event{
 		{Kind: parser.KindCUDA, Device: &parser.Device{Type: "cuda"}},
 		{Kind: parser.KindXLA},
+		{Kind: parser.KindTF, Framework: "tensorflow"},
 		{Kind: parser.KindServing, Framework: "vllm", Variant: "vllm-startup"},
 		{Kind: parser.KindServing, Framework: "vllm", Variant: "vllm-v1"},
 		{Kind: parser.KindHostKill, Signal: "Bus error"},
 		{Kind: parser.KindCUDARuntime, Framework: "ggml"},
 		{Kind: parser.KindCUDA, Framework: "vllm"},
 		{Kind: parser.KindCUDA, Framework: "comfyui"},
+		{Kind: parser.KindMPS, Framework: "mlx"},
 	}
 	cat := models.Load()
-	seen := map[string]bool{}
 	var out []Fix
 	for _, ev := range samples {
 		res := &parser.Result{Events: []parser.Event{ev}, Context: parser.Context{Models: []parser.ModelRef{{ID: "llava-hf/llava-1.5-13b-hf"}}}}
@@ -151,13 +171,8 @@ func sampleFixes(culprit string) []Fix {
 		f := rules.NewFacts(rules.Input{Result: res, Catalog: cat}, 0)
 		f.Capacity = 12 << 30
 		for _, variant := range []string{"", rules.VariantStaticCache, rules.VariantEvalAccumulate} {
-			c := &fixContext{fd: rules.Finding{Culprit: culprit, Variant: variant}, f: f, cat: cat}
-			for _, fx := range fixesFor(c) {
-				if !seen[fx.ID] {
-					seen[fx.ID] = true
-					out = append(out, fx)
-				}
-			}
+			c := &fixContext{fd: rules.Finding{Culprit: culprit, Variant: variant}, f: f, cat: cat, lf: &logFacts{soleProcess: &fact{}, cudaGraphs: &fact{}}}
+			out = append(out, fixesFor(c)...)
 		}
 	}
 	return out

@@ -23,6 +23,8 @@ type jsonReport struct {
 	WhatFits    *advice.FitTable  `json:"what_fits,omitempty"`
 	Capture     []string          `json:"capture,omitempty"`
 	Dropped     int               `json:"dropped_events,omitempty"`
+	Decided     bool              `json:"decided"`
+	ShortBytes  *int64            `json:"short_bytes,omitempty"`
 }
 
 type jsonDiagnosis struct {
@@ -36,6 +38,7 @@ type jsonDiagnosis struct {
 	Arithmetic  []string         `json:"arithmetic,omitempty"`
 	Decide      string           `json:"decide,omitempty"`
 	Basis       string           `json:"basis"`
+	Signals     []string         `json:"signals"` // the named signals that fired, "<culprit>/<what>"
 	WouldDecide *string          `json:"would_decide"`
 	Capture     *string          `json:"capture"`
 	Quantities  rules.Quantities `json:"quantities"`
@@ -51,6 +54,7 @@ type jsonFix struct {
 	Why        string `json:"why,omitempty"`
 	Saving     string `json:"saving,omitempty"`
 	Note       string `json:"note,omitempty"`
+	ShortAfter *int64 `json:"short_after_bytes,omitempty"`
 }
 
 type jsonIneffective struct {
@@ -58,11 +62,13 @@ type jsonIneffective struct {
 	Title string `json:"title"`
 	Why   string `json:"why"`
 	Event string `json:"event,omitempty"`
+	Line  int    `json:"line,omitempty"`
+	Tried bool   `json:"tried,omitempty"`
 }
 
 // JSON writes the report as spec/report-json.md describes.
 func JSON(w io.Writer, rep advice.Report) error {
-	out := jsonReport{Schema: advice.Schema, Inputs: rep.Inputs, Events: rep.Events, Diagnoses: []jsonDiagnosis{}, Ineffective: []jsonIneffective{}, WhatFits: rep.WhatFits, Capture: rep.Capture, Dropped: rep.Dropped}
+	out := jsonReport{Schema: advice.Schema, Inputs: rep.Inputs, Events: rep.Events, Diagnoses: []jsonDiagnosis{}, Ineffective: []jsonIneffective{}, WhatFits: rep.WhatFits, Capture: rep.Capture, Dropped: rep.Dropped, Decided: rep.Decided, ShortBytes: rep.ShortBytes}
 	if out.Inputs == nil {
 		out.Inputs = []string{}
 	}
@@ -80,17 +86,20 @@ func JSON(w io.Writer, rep advice.Report) error {
 	for _, d := range rep.Diagnoses {
 		jd := jsonDiagnosis{Culprit: d.Culprit, Confidence: round2(d.Confidence), Title: d.Title, Explanation: d.Explanation, Event: d.Event,
 			Evidence: d.Evidence, Fixes: []jsonFix{}, Arithmetic: d.Arithmetic, Decide: d.Decide, Quantities: d.Quantities, Model: d.Model,
-			Basis: d.Basis, WouldDecide: optional(d.Decide), Capture: optional(d.Capture)}
+			Basis: d.Basis, Signals: d.Signals, WouldDecide: optional(d.Decide), Capture: optional(d.Capture)}
+		if jd.Signals == nil {
+			jd.Signals = []string{}
+		}
 		if jd.Evidence == nil {
 			jd.Evidence = []rules.Evidence{}
 		}
 		for _, fx := range d.Fixes {
-			jd.Fixes = append(jd.Fixes, jsonFix{ID: fx.ID, Title: fx.Title, SavesBytes: fx.SavesBytes, Snippet: fx.Snippet, Caveat: fx.Caveat, Why: fx.Why, Saving: fx.Saving, Note: fx.Note})
+			jd.Fixes = append(jd.Fixes, jsonFix{ID: fx.ID, Title: fx.Title, SavesBytes: fx.SavesBytes, Snippet: fx.Snippet, Caveat: fx.Caveat, Why: fx.Why, Saving: fx.Saving, Note: fx.Note, ShortAfter: fx.ShortAfter})
 		}
 		out.Diagnoses = append(out.Diagnoses, jd)
 	}
 	for _, x := range rep.Ineffective {
-		out.Ineffective = append(out.Ineffective, jsonIneffective(x))
+		out.Ineffective = append(out.Ineffective, jsonIneffective{ID: x.ID, Title: x.Title, Why: x.Why, Event: x.Event, Line: x.Line, Tried: x.Tried})
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -46,7 +47,7 @@ func (t *textWriter) para(indent, s string) { t.hang(indent, indent, s) }
 // other lines are indented by rest (a hanging indent).
 func (t *textWriter) hang(first, rest, s string) {
 	width := max(t.width-ansi.StringWidth(rest), 20)
-	wrapped := ansi.Wordwrap(s, width, " /")
+	wrapped := unglue(ansi.Wordwrap(glue(s), width, " /"))
 	for i, l := range strings.Split(wrapped, "\n") {
 		pre := rest
 		if i == 0 {
@@ -54,6 +55,31 @@ func (t *textWriter) hang(first, rest, s string) {
 		}
 		t.line(pre + strings.TrimRight(l, " "))
 	}
+}
+
+// Stand-ins that keep wrapping from breaking at a hyphen (ids, dim=-1)
+// or between a figure and its unit: ansi.Wordwrap always breaks after a
+// hyphen, and never inside a word.
+const (
+	keepHyphen = '\u2011' // non-breaking hyphen
+	keepSpace  = '\ue000' // a private-use rune, never in a report
+)
+
+var reFigureUnit = regexp.MustCompile(`(\d) (bytes|[KMGT]iB|GB|MB|B)\b`)
+
+// Wrap wraps plain text at width columns without breaking at a hyphen or
+// between a figure and its unit.
+func Wrap(s string, width int) string {
+	return unglue(ansi.Wordwrap(glue(s), width, " /"))
+}
+
+func glue(s string) string {
+	s = strings.ReplaceAll(s, "-", string(keepHyphen))
+	return reFigureUnit.ReplaceAllString(s, "${1}"+string(keepSpace)+"${2}")
+}
+
+func unglue(s string) string {
+	return strings.NewReplacer(string(keepHyphen), "-", string(keepSpace), " ").Replace(s)
 }
 
 // block writes preformatted text (code) as it is: snippets are meant to be
@@ -77,7 +103,7 @@ func (t *textWriter) report(rep advice.Report) {
 		t.notices(rep)
 		return
 	}
-	t.verdict(rep)
+	t.firstScreen(rep)
 	for _, g := range groupEvents(rep.Events) {
 		t.failure(g)
 	}
@@ -92,32 +118,90 @@ func (t *textWriter) report(rep advice.Report) {
 	}
 }
 
-func (t *textWriter) verdict(rep advice.Report) {
+// firstScreen is what a terminal shows before it scrolls: the verdict with
+// its shortfall, where the message is (cited, not re-printed), the cause
+// with its confidence — or, when the log does not decide it, what the log
+// establishes, what it could be, what would decide and what to capture —
+// and the first fix with its saving and snippet.
+func (t *textWriter) firstScreen(rep advice.Report) {
 	ev := rep.Events[0]
-	what := kindWords(ev.Kind)
-	if ev.Device != nil {
-		what += " on " + deviceName(ev.Device)
-	}
-	if ev.Phase != "" && ev.Phase != parser.PhaseUnknown {
-		what += " during " + ev.Phase
-	}
-	if ev.RequestedBytes != nil {
-		what += ": " + parser.FormatSize(*ev.RequestedBytes) + " requested"
-		if ev.FreeBytes != nil {
-			what += ", " + parser.FormatSize(*ev.FreeBytes) + " free"
-		}
-	}
-	t.line(t.st.verdict.Render("✗ " + what))
-	if len(rep.Diagnoses) == 0 {
-		t.para("  ", "Cause unknown: the log does not show what holds the memory. See \"Capture next\" below.")
+	t.hang("", "  ", t.st.verdict.Render("✗ "+verdictWords(&ev, rep.ShortBytes)))
+	if !rep.Decided {
+		t.undecided(rep, &ev)
 		return
 	}
 	d := rep.Diagnoses[0]
-	lead := "Most likely: "
-	if d.Confidence < 0.5 {
-		lead = "Evidence is thin; most plausible: "
+	t.hang("  ", "    ", "Cause: "+t.st.culprit.Render(d.Culprit)+" "+t.st.conf.Render(fmt.Sprintf("(%.0f%%)", d.Confidence*100))+" — "+Safe(d.Title))
+	t.firstFix(rep)
+}
+
+// undecided is the first screen of a log that does not decide the cause.
+func (t *textWriter) undecided(rep advice.Report, ev *parser.Event) {
+	if len(rep.Diagnoses) == 0 {
+		t.para("  ", "Cause unknown: the log does not show what holds the memory.")
+	} else {
+		t.para("  ", "Cause not decided by this log.")
 	}
-	t.hang("  ", "  ", lead+t.st.culprit.Render(d.Culprit)+" — "+Safe(d.Title)+" "+t.st.conf.Render(fmt.Sprintf("(%.0f%%)", d.Confidence*100)))
+	if figs := figureWords(ev); figs != "" {
+		t.hang("  ", "    ", "It shows: "+figs)
+	}
+	if len(rep.Diagnoses) > 0 {
+		var could []string
+		for i, d := range rep.Diagnoses {
+			if i == 3 {
+				break
+			}
+			could = append(could, fmt.Sprintf("%s (%.0f%%)", t.st.culprit.Render(d.Culprit), d.Confidence*100))
+		}
+		t.hang("  ", "    ", "Could be: "+strings.Join(could, ", "))
+		if dec := rep.Diagnoses[0].Decide; dec != "" {
+			t.hang("  ", "    ", "Would decide: "+Safe(dec))
+		}
+	}
+	if len(rep.Capture) > 0 {
+		first, _, _ := strings.Cut(rep.Capture[0], "\n")
+		t.hang("  ", "    ", "Capture next: "+Safe(strings.TrimSuffix(first, ":"))+" (recipe below)")
+	}
+}
+
+// firstFix shows the first fix the report offers, with its snippet.
+func (t *textWriter) firstFix(rep advice.Report) {
+	fx, ok := firstFix(rep)
+	if !ok {
+		return
+	}
+	t.line("")
+	t.hang("  ", "    ", fixLead(rep)+Safe(fx.Title)+t.st.good.Render(savingWords(fx)))
+	if fx.Saving != "" {
+		t.para("    ", Safe(fx.Saving))
+	}
+	if fx.Snippet != "" {
+		t.block("    ", Safe(fx.Snippet), t.st.code.Render)
+	}
+}
+
+// fixLead introduces the first fix, naming its culprit when it is not the
+// likeliest one (whose own fixes the log rules out).
+func fixLead(rep advice.Report) string {
+	for _, d := range rep.Diagnoses {
+		if len(d.Fixes) > 0 {
+			if d.Culprit != rep.Diagnoses[0].Culprit {
+				return "Fix (for " + d.Culprit + "): "
+			}
+			break
+		}
+	}
+	return "Fix: "
+}
+
+// firstFix is the report's first fix, if any.
+func firstFix(rep advice.Report) (advice.Fix, bool) {
+	for _, d := range rep.Diagnoses {
+		if len(d.Fixes) > 0 {
+			return d.Fixes[0], true
+		}
+	}
+	return advice.Fix{}, false
 }
 
 // an eventGroup is one failure as printed by one or more ranks.
@@ -173,11 +257,9 @@ func (t *textWriter) failure(g eventGroup) {
 	}
 	t.heading(title)
 	row := func(k, v string) { t.hang("  "+t.st.faint.Render(fmt.Sprintf("%-9s", k))+" ", "            ", v) }
-	msg := ev.Message
-	if ev.Exception != "" {
-		msg = string(ev.Exception) + ": " + msg
+	if g.ev.ID != "e1" {
+		row("what", verdictWords(&ev, nil))
 	}
-	row("what", Safe(clipRunes(msg, 300)))
 	if ev.Device != nil {
 		d := deviceName(ev.Device)
 		if ev.TotalBytes != nil {
@@ -244,6 +326,10 @@ func (t *textWriter) culprits(rep advice.Report) {
 		return
 	}
 	t.heading("Culprits, most likely first")
+	cited := map[string]bool{}
+	for _, ev := range rep.Events {
+		cited[fmt.Sprintf("%s:%d", ev.Input, ev.Line)] = true // the message: cited above, not re-printed
+	}
 	for i, d := range rep.Diagnoses {
 		t.line("")
 		t.hang("  ", "     ", fmt.Sprintf("%d. %s %s  %s", i+1, t.st.culprit.Render(d.Culprit), t.st.conf.Render(fmt.Sprintf("%.0f%%", d.Confidence*100)), Safe(d.Title)))
@@ -251,12 +337,20 @@ func (t *textWriter) culprits(rep advice.Report) {
 			t.para("     ", t.st.warn.Render("= ")+Safe(a))
 		}
 		t.para("     ", Safe(d.Explanation))
+		var again []string
 		for _, e := range d.Evidence {
 			loc := fmt.Sprintf("%s:%d", e.Input, e.Line)
 			if e.Line == 0 {
 				loc = "(given)"
+			} else if cited[loc] {
+				again = append(again, fmt.Sprint(e.Line))
+				continue
 			}
+			cited[loc] = true
 			t.hang("     ", "       ", t.st.faint.Render(Safe(loc))+"  "+t.st.code.Render(Safe(clipRunes(e.Text, 200))))
+		}
+		if len(again) > 0 {
+			t.para("     ", t.st.faint.Render("also rests on line "+strings.Join(again, ", ")+" (above)"))
 		}
 		if d.Decide != "" {
 			t.para("     ", t.st.faint.Render("would decide: ")+Safe(d.Decide))
@@ -273,33 +367,27 @@ func (t *textWriter) fixes(rep advice.Report) {
 		return
 	}
 	t.heading("Fixes, best first")
+	first, _ := firstFix(rep)
 	k := 0
-	shown := map[string]bool{}
-	for di, d := range rep.Diagnoses {
-		if di >= 3 {
-			break
-		}
-		for fi, fx := range d.Fixes {
-			if fi >= 3 {
-				break
-			}
-			if shown[fx.ID] {
-				continue // the same change, already offered for a likelier culprit
-			}
-			shown[fx.ID] = true
+	for _, d := range rep.Diagnoses {
+		for _, fx := range d.Fixes {
 			k++
-			save := ""
-			if fx.SavesBytes != nil {
-				save = t.st.good.Render(" — saves ≈" + parser.FormatSize(*fx.SavesBytes))
-			}
 			t.line("")
-			t.hang("  ", "     ", fmt.Sprintf("%d. %s%s  %s", k, Safe(fx.Title), save, t.st.id.Render("["+fx.ID+"]")))
-			if fx.Saving != "" {
+			t.hang("  ", "     ", fmt.Sprintf("%d. %s%s  %s", k, Safe(fx.Title), t.st.good.Render(savingWords(fx)), t.st.id.Render("["+fx.ID+"]")))
+			if len(rep.Diagnoses) > 1 {
+				t.para("     ", t.st.faint.Render("for "+d.Culprit))
+			}
+			shownAbove := rep.Decided && fx.ID == first.ID
+			if fx.Saving != "" && !shownAbove {
 				t.para("     ", Safe(fx.Saving))
 			}
 			t.para("     ", Safe(fx.Why))
-			if fx.Snippet != "" && di == 0 && fi < 2 {
-				t.block("       ", Safe(fx.Snippet), t.st.code.Render)
+			if fx.Snippet != "" {
+				if shownAbove {
+					t.para("     ", t.st.faint.Render("snippet: above"))
+				} else {
+					t.block("       ", Safe(fx.Snippet), t.st.code.Render)
+				}
 			}
 			if fx.Caveat != "" {
 				t.para("     ", t.st.faint.Render("trade-off: ")+Safe(fx.Caveat))
@@ -340,7 +428,7 @@ func (t *textWriter) whatFits(rep advice.Report) {
 		if r.Note != "" {
 			note = "  " + t.st.faint.Render(r.Note)
 		}
-		t.line(fmt.Sprintf("  %-*s  %8s  ", wide, Safe(r.Option), fmt.Sprintf("%.1f GB", float64(r.Bytes)/1e9)) + mark + note)
+		t.line(fmt.Sprintf("  %-*s  %10s  ", wide, Safe(r.Option), parser.FormatSize(r.Bytes)) + mark + note)
 	}
 }
 

@@ -25,7 +25,7 @@ type CLI struct {
 	Diagnose DiagnoseCmd      `cmd:"" default:"withargs" help:"Read crash logs (files, - for stdin, or a paste) and explain the out-of-memory failure."`
 	Run      RunCmd           `cmd:"" help:"Run a command, pass its output through unchanged, and explain its out-of-memory failure if it fails."`
 	Explain  ExplainCmd       `cmd:"" help:"Print the page for a culprit, fix or won't-help id."`
-	Rules    RulesCmd         `cmd:"" help:"List the culprits oomdoc recognises."`
+	Rules    RulesCmd         `cmd:"" help:"List the culprit, fix and won't-help ids oomdoc can name."`
 	Version  kong.VersionFlag `help:"Print the version and exit."`
 }
 

@@ -69,6 +69,11 @@ var goldenCases = []struct {
 	{"no-failure", []string{fixture("formats", "no-failure.log")}},
 	{"nonfatal-only", []string{fixture("formats", "nonfatal-warnings-only.log")}},
 	{"two-inputs", []string{fixture("corpus", "trn-013.log"), fixture("corpus", "inf-029.log")}},
+	{"tried-expandable-segments", []string{fixture("formats", "tried-expandable-segments.log")}},
+	{"tried-gradient-checkpointing", []string{fixture("formats", "tried-gradient-checkpointing.log")}},
+	{"tried-4bit-weights", []string{fixture("formats", "tried-4bit-weights.log")}},
+	{"notebook-kernel-only-process", []string{fixture("formats", "notebook-kernel-only-process.log")}},
+	{"xpu-oom-fragmented", []string{fixture("formats", "xpu-oom-fragmented.log")}},
 }
 
 // TestGoldenReports pins what a user sees: the text report at widths 60

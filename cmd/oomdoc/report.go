@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -19,6 +20,8 @@ type ReportFlags struct {
 	Width  int    `help:"Wrap the text report at this many columns (default: the terminal's width up to 100, else 80)."`
 	Model  string `placeholder:"ORG/NAME" help:"The model that ran, when the log does not say (e.g. llava-hf/llava-1.5-13b-hf)."`
 	GPU    string `name:"gpu" placeholder:"SIZE" help:"The GPU's memory, when the log does not say (e.g. 24GiB)."`
+	// NoPager writes straight to the terminal.
+	NoPager bool `name:"no-pager" help:"Do not page the report (by default a report taller than the terminal goes through $PAGER, else less -FRX; never when piped)."`
 }
 
 // hints turns the flags into rule hints; a bad --gpu is a usage error.
@@ -75,6 +78,25 @@ func (f *ReportFlags) write(env *Env, out io.Writer, reps []advice.Report) error
 		reps = []advice.Report{advice.Merge(reps)}
 	}
 	opts := f.options(env, out)
+	dst := out
+	var buf bytes.Buffer
+	if out == env.Stdout {
+		dst = &buf // the whole report first: it is paged only if taller than the screen
+	}
+	if err := f.render(dst, reps, opts); err != nil {
+		return err
+	}
+	if dst == out {
+		return nil
+	}
+	if err := writePaged(env, out, buf.Bytes(), f.NoPager); err != nil {
+		return &exitError{code: exitWriteError, err: err}
+	}
+	return nil
+}
+
+// render writes every report to out.
+func (f *ReportFlags) render(out io.Writer, reps []advice.Report, opts render.Options) error {
 	for i, rep := range reps {
 		sep := ""
 		if i > 0 {

@@ -1,0 +1,72 @@
+package advice
+
+import (
+	"fmt"
+
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+func servingFixes(c *fixContext) []Fix {
+	ev := c.f.Ev
+	q := c.fd.Quantities
+	if ev.Variant == "vllm-startup" {
+		return []Fix{lowerGPUUtilisation()}
+	}
+	lenFix := Fix{
+		ID:      "lower-max-model-len",
+		Title:   "Set --max-model-len to what you need",
+		Why:     "vLLM defaults max_model_len to the model's full context and needs the KV cache for one such request.",
+		Snippet: "vllm serve MODEL --max-model-len 32768\n# Python: LLM(model, max_model_len=32768)",
+		Caveat:  "Longer prompts are rejected.",
+	}
+	if q.EstimatedLen > 0 {
+		lenFix.Snippet = fmt.Sprintf("vllm serve MODEL --max-model-len %d   # the largest that fits, per vLLM's own estimate\n# Python: LLM(model, max_model_len=%d)", q.EstimatedLen, q.EstimatedLen)
+		if q.MaxModelLen > 0 {
+			lenFix.Saving = fmt.Sprintf("max_model_len %s → %s", commas(q.MaxModelLen), commas(q.EstimatedLen))
+		}
+	}
+	if q.ShortfallBytes > 0 {
+		lenFix.SavesBytes = bytesp(q.ShortfallBytes)
+	}
+	util := Fix{
+		ID:      "raise-gpu-memory-utilization",
+		Title:   "Give vLLM a larger share of the device: --gpu-memory-utilization 0.95",
+		Why:     "The KV cache gets what is left of this fraction after weights and activations.",
+		Snippet: "vllm serve MODEL --gpu-memory-utilization 0.95",
+		Caveat:  "Only if nothing else uses the GPU; too high fails at startup or during CUDA-graph capture.",
+	}
+	fp8 := Fix{
+		ID:      "fp8-kv-cache",
+		Title:   "Store the KV cache in fp8",
+		Why:     "fp8 halves the cache per token, doubling the context that fits.",
+		Snippet: "vllm serve MODEL --kv-cache-dtype fp8",
+		Caveat:  "Small accuracy cost; needs a GPU and attention backend that support it.",
+	}
+	if c.f.Requested > 0 {
+		fp8.SavesBytes = bytesp(c.f.Requested / 2)
+		fp8.Saving = "KV needed " + size(c.f.Requested) + " → " + size(c.f.Requested/2)
+	}
+	if ev.Kind != parser.KindServing {
+		// A CUDA OOM inside the engine: it needs less of the device, not more.
+		util = Fix{}
+	}
+	out := []Fix{lenFix, fp8, util}
+	if g := c.lf.cudaGraphs; g != nil && ev.Kind != parser.KindServing {
+		out = append([]Fix{{
+			ID:      "vllm-enforce-eager",
+			Title:   "Skip CUDA-graph capture: --enforce-eager",
+			Saving:  fmt.Sprintf("line %d: vLLM was capturing CUDA graphs", g.Line),
+			Why:     "CUDA graphs keep their own memory pools on top of the KV cache and the weights; eager mode captures none.",
+			Snippet: "vllm serve MODEL --enforce-eager\n# Python: LLM(model, enforce_eager=True)",
+			Caveat:  "Slower decoding, mostly at small batch sizes.",
+			cites:   []fact{*g},
+		}}, out...)
+	}
+	return append(out, Fix{
+		ID:      "lower-max-num-seqs",
+		Title:   "Lower --max-num-seqs",
+		Why:     "Fewer concurrent sequences lower the activation peak vLLM profiles for, leaving more for the cache.",
+		Snippet: "vllm serve MODEL --max-num-seqs 64",
+		Caveat:  "Lower throughput under load.",
+	})
+}

@@ -1,0 +1,207 @@
+package advice
+
+import (
+	"fmt"
+)
+
+func weightsFixes(c *fixContext) []Fix {
+	switch c.f.Ev.Framework {
+	case "ggml":
+		return ggmlWeightsFixes(c)
+	case "vllm":
+		return vllmWeightsFixes(c)
+	}
+	if _, ok := c.f.Notice("comfyui"); ok {
+		return comfyWeightsFixes()
+	}
+	arg, note := c.env.DTypeArg()
+	q := c.fd.Quantities
+	w16 := q.WeightBytes
+	var w4, w8 int64
+	if c.f.Model != nil {
+		nl := nonLinearParams(*c.f.Model)
+		w16 = WeightBytes(c.f.Params, nl, FormatFP16)
+		w4 = WeightBytes(c.f.Params, nl, FormatNF4)
+		w8 = WeightBytes(c.f.Params, nl, FormatInt8)
+	} else if c.f.Params > 0 {
+		w16 = c.f.Params * 2
+		w4, w8 = WeightBytes(c.f.Params, 0, FormatNF4), WeightBytes(c.f.Params, 0, FormatInt8)
+	}
+	ld := c.loader()
+	load := func(args ...string) string { return ld.call(c.modelID(), args...) }
+	four := Fix{
+		ID:    "load-in-4bit",
+		Title: "Load the weights in 4-bit (NF4) with bitsandbytes",
+		Why:   "NF4 stores each linear-layer weight in 4 bits plus a small scale per block (≈4.5 bits, ≈4.13 with double quantisation); embeddings and lm_head stay 16-bit. The model computes in bf16 as before.",
+		Snippet: fmt.Sprintf(`import torch
+%s
+bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
+                         bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)
+model = %s`, ld.importLine("BitsAndBytesConfig"), ld.callWrapped(c.modelID(), "quantization_config=bnb", arg+"=torch.bfloat16", `device_map="auto"`)),
+		Caveat: "Slightly lower accuracy than 16-bit; needs the bitsandbytes package and a CUDA GPU. Pass quantization_config — the bare load_in_4bit=True argument is deprecated and removed in transformers v5.",
+		Note:   note,
+	}
+	if w16 > 0 && w4 > 0 {
+		four.SavesBytes = bytesp(w16 - w4)
+		four.Saving = fmt.Sprintf("weights %s → ≈%s", size(w16), size(w4))
+		four.after = w4
+	}
+	eight := Fix{
+		ID:      "load-in-8bit",
+		Title:   "Load the weights in 8-bit (LLM.int8) with bitsandbytes",
+		Why:     "LLM.int8 stores linear-layer weights in 1 byte per parameter, half of 16-bit, with less accuracy loss than 4-bit.",
+		Snippet: fmt.Sprintf("%s\nbnb = BitsAndBytesConfig(load_in_8bit=True)\nmodel = %s", ld.importLine("BitsAndBytesConfig"), load("quantization_config=bnb", `device_map="auto"`)),
+		Caveat:  "Slower matmuls than 16-bit; halves the weights only, which may still not fit.",
+	}
+	if w16 > 0 && w8 > 0 {
+		eight.SavesBytes = bytesp(w16 - w8)
+		eight.Saving = fmt.Sprintf("weights %s → ≈%s", size(w16), size(w8))
+		eight.after = w8
+	}
+	offload := Fix{
+		ID:      "cpu-offload",
+		Title:   "Let accelerate place what does not fit in CPU RAM",
+		Why:     "device_map=\"auto\" with max_memory fills the GPU up to the limit you give and keeps the remaining layers in CPU RAM, moving them in as they run.",
+		Snippet: fmt.Sprintf("import torch\n%s\nmodel = %s", ld.importLine(), load(arg+"=torch.float16", `device_map="auto"`, fmt.Sprintf("max_memory={0: %q, \"cpu\": \"64GiB\"}", gibLimit(c.f.Capacity)))),
+		Caveat:  "Much slower: offloaded layers cross PCIe on every forward pass.",
+		Note:    note,
+	}
+	out := []Fix{four, eight}
+	if sib := c.smallerSibling(); sib != "" {
+		out = append(out, Fix{
+			ID:      "smaller-model",
+			Title:   "Use a smaller model of the same family",
+			Saving:  sib + " fits this device in 4-bit",
+			Why:     "Weight memory is proportional to the parameter count.",
+			Snippet: fmt.Sprintf("model_id = %q", sib),
+			Caveat:  "Lower quality than the larger model.",
+		})
+	}
+	return append(out, offload)
+}
+
+// ggmlWeightsFixes are the weight fixes for llama.cpp and ollama.
+func ggmlWeightsFixes(c *fixContext) []Fix {
+	return []Fix{{
+		ID:      "fewer-gpu-layers",
+		Title:   "Offload fewer layers to the GPU",
+		Why:     "llama.cpp keeps the layers it does not offload in CPU RAM; each layer left out frees its share of the weights on the GPU.",
+		Snippet: "llama-server -m model.gguf -ngl 20        # instead of -ngl 99 (all layers)\n# ollama: PARAMETER num_gpu 20 in the Modelfile, or \"options\": {\"num_gpu\": 20}",
+		Caveat:  "Slower generation: the CPU runs the layers left out.",
+	}, {
+		ID:      "smaller-quantisation",
+		Title:   "Use a smaller quantisation of the model (e.g. Q4_K_M instead of Q8_0)",
+		Why:     "Weight memory is bits per weight × parameters: Q4_K_M (≈4.8 bits) takes a bit over half of Q8_0 (8.5 bits).",
+		Snippet: "# download the Q4_K_M (or IQ4_XS) GGUF of the same model; ollama: pull the :q4_K_M tag",
+		Caveat:  "Some loss of quality at lower bit widths.",
+	}, {
+		ID:      "split-across-gpus",
+		Title:   "Split the model across several GPUs",
+		Why:     "Each GPU then holds only its share of the layers.",
+		Snippet: "llama-server -m model.gguf -ngl 99 --tensor-split 1,1",
+		Caveat:  "Needs more GPUs; some cross-GPU traffic.",
+	}}
+}
+
+// comfyWeightsFixes are the weight fixes for ComfyUI workflows.
+func comfyWeightsFixes() []Fix {
+	return []Fix{{
+		ID:      "quantised-diffusion-checkpoint",
+		Title:   "Load an fp8 or GGUF-quantised checkpoint of the model",
+		Why:     "An fp8 checkpoint halves 16-bit weights; a Q4–Q5 GGUF (ComfyUI-GGUF's loader) takes about a third.",
+		Snippet: "# Load Diffusion Model node: weight_dtype fp8_e4m3fn\n# or the Unet Loader (GGUF) node with a Q4_K_M / Q5_K_M file",
+		Caveat:  "Slightly lower image quality at lower precision.",
+	}, {
+		ID:      "comfy-lowvram",
+		Title:   "Start ComfyUI with --lowvram (or --novram)",
+		Why:     "ComfyUI then keeps more of the model in CPU RAM and moves parts in as they run, leaving room for the sampling step.",
+		Snippet: "python main.py --lowvram      # --novram as a last resort",
+		Caveat:  "Slower generation.",
+	}, {
+		ID:      "comfy-smaller-latent",
+		Title:   "Lower the resolution, frame count or batch of the latent",
+		Why:     "Activation memory of the sampling step grows with width × height × frames × batch.",
+		Snippet: "# Empty Latent Image: 1024x1024 → 768x768, batch_size 1; for video, fewer frames",
+		Caveat:  "Smaller or shorter outputs.",
+	}}
+}
+
+// vllmWeightsFixes are the weight fixes for vLLM.
+func vllmWeightsFixes(c *fixContext) []Fix {
+	return []Fix{{
+		ID:      "vllm-quantized-checkpoint",
+		Title:   "Serve a quantised checkpoint (AWQ, GPTQ or FP8)",
+		Why:     "A 4-bit AWQ/GPTQ checkpoint holds the weights in about a quarter of 16-bit; vLLM reads the quantisation from the checkpoint's config.",
+		Snippet: "vllm serve ORG/MODEL-AWQ --quantization awq\n# or fp8 on Ada/Hopper GPUs: vllm serve ORG/MODEL --quantization fp8",
+		Caveat:  "Slightly lower accuracy; needs a quantised checkpoint or a GPU that supports fp8.",
+	}, {
+		ID:      "vllm-tensor-parallel",
+		Title:   "Shard the model over several GPUs",
+		Why:     "With tensor parallelism each GPU holds 1/N of the weights.",
+		Snippet: "vllm serve ORG/MODEL --tensor-parallel-size 2",
+		Caveat:  "Needs N GPUs.",
+	}, {
+		ID:      "vllm-cpu-offload",
+		Title:   "Offload part of the weights to CPU RAM",
+		Why:     "--cpu-offload-gb keeps that many GB of weights in CPU RAM and streams them in.",
+		Snippet: "vllm serve ORG/MODEL --cpu-offload-gb 8",
+		Caveat:  "Much slower: the offloaded weights cross PCIe on every step.",
+	}}
+}
+
+// smallerSibling names the largest smaller model of the family that fits
+// the device in 4-bit, preferring one that fits at 16-bit.
+func (c *fixContext) smallerSibling() string {
+	if c.f.Model == nil || c.f.Capacity == 0 {
+		return ""
+	}
+	best := ""
+	for _, s := range c.cat.Siblings(*c.f.Model) {
+		if s.Params < c.f.Model.Params && Fits(WeightBytes(s.Params, nonLinearParams(s), FormatNF4), c.f.Capacity) {
+			best = s.ID
+		}
+	}
+	return best
+}
+
+func gibLimit(capacity int64) string {
+	if capacity == 0 {
+		return "10GiB"
+	}
+	g := (capacity - Reserve(capacity)) >> 30
+	return fmt.Sprintf("%dGiB", max(g, 1))
+}
+
+func dtypeFixes(c *fixContext) []Fix {
+	arg, note := c.env.DTypeArg()
+	saves := c.f.Params * 2
+	ld := c.loader()
+	fx := Fix{
+		ID:      "load-in-bf16",
+		Title:   "Load the weights in bfloat16 (or the checkpoint's own dtype)",
+		Why:     "float32 doubles every weight. The checkpoint is almost always 16-bit; asking for it halves the weights with no loss.",
+		Snippet: fmt.Sprintf("import torch\n%s\nmodel = %s  # or \"auto\"\n# vLLM: --dtype auto (or bfloat16), never --dtype float", ld.importLine(), ld.call(c.modelID(), arg+"=torch.bfloat16")),
+		Caveat:  "GPUs before Ampere (V100, T4, RTX 20xx) lack bf16: use torch.float16 there.",
+		Note:    note,
+	}
+	if saves > 0 {
+		fx.SavesBytes = bytesp(saves)
+		fx.Saving = fmt.Sprintf("weights %s → %s", size(c.f.Params*4), size(c.f.Params*2))
+		fx.after = c.f.Params * 2
+	}
+	return []Fix{fx}
+}
+
+func checkpointFixes(c *fixContext) []Fix { return []Fix{mapLocationCPU()} }
+
+// mapLocationCPU loads a checkpoint to the CPU first: torch.load otherwise
+// restores every tensor to the device it was saved from.
+func mapLocationCPU() Fix {
+	return Fix{
+		ID:      "map-location-cpu",
+		Title:   "Load checkpoints to CPU first",
+		Why:     "torch.load puts tensors back on the device they were saved from (cuda:0 in every process); loading to the CPU and copying only the model's weights also keeps the optimizer state off the GPU.",
+		Snippet: "state = torch.load(path, map_location=\"cpu\", weights_only=True)\nmodel.load_state_dict(state[\"model\"] if \"model\" in state else state)",
+		Caveat:  "None.",
+	}
+}

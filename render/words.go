@@ -1,0 +1,73 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/oomdoc/oomdoc/advice"
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// verdictWords is the one-line verdict: what ran out where and when, the
+// request against what was free, and the shortfall.
+func verdictWords(ev *parser.Event, short *int64) string {
+	what := kindWords(ev.Kind)
+	if ev.Device != nil {
+		what += " on " + deviceName(ev.Device)
+	}
+	if ev.Phase != "" && ev.Phase != parser.PhaseUnknown {
+		what += " during " + ev.Phase
+	}
+	if ev.Line > 0 {
+		what += fmt.Sprintf(" (line %d)", ev.Line)
+	}
+	if ev.RequestedBytes != nil {
+		what += ": " + parser.FormatSize(*ev.RequestedBytes) + " requested"
+		if ev.FreeBytes != nil {
+			what += ", " + parser.FormatSize(*ev.FreeBytes) + " free"
+		}
+		if short != nil {
+			what += ", short by " + parser.FormatSize(*short)
+		}
+	}
+	return what
+}
+
+// savingWords is " — saves ≈X, then it fits" or " — saves ≈X, still short
+// by Y" for a fix, "" when the saving is unknown.
+func savingWords(fx advice.Fix) string {
+	if fx.SavesBytes == nil {
+		return ""
+	}
+	s := " — saves ≈" + parser.FormatSize(*fx.SavesBytes)
+	switch {
+	case fx.ShortAfter == nil:
+	case *fx.ShortAfter == 0:
+		s += ", then it fits"
+	default:
+		s += ", still short by " + parser.FormatSize(*fx.ShortAfter)
+	}
+	return s
+}
+
+// figureWords lists the figures a failure message establishes.
+func figureWords(ev *parser.Event) string {
+	b, ok := barOf(ev)
+	if !ok {
+		return ""
+	}
+	var parts []string
+	if b.knownAllocated {
+		parts = append(parts, "allocated "+parser.FormatSize(b.allocated))
+	}
+	if b.knownUnalloc {
+		parts = append(parts, "reserved, unused "+parser.FormatSize(b.unallocated))
+	}
+	if b.knownOutside {
+		parts = append(parts, "outside PyTorch "+parser.FormatSize(b.outside))
+	}
+	if b.knownFree {
+		parts = append(parts, fmt.Sprintf("free %s of %s", parser.FormatSize(b.free), parser.FormatSize(b.capacity)))
+	}
+	return strings.Join(parts, " · ")
+}
