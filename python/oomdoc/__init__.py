@@ -10,8 +10,9 @@ train.py``.
 """
 
 import sys
+import threading
 
-from oomdoc._hook import enable_capture, is_oom, make_excepthook, report
+from oomdoc._hook import enable_capture, is_oom, make_excepthook, make_thread_excepthook, report
 
 try:
     from oomdoc._version import __version__
@@ -22,8 +23,8 @@ __all__ = ["install", "uninstall", "is_oom", "report", "load_ipython_extension",
 
 
 def install(capture=False):
-    """Install the hook on sys.excepthook (once; calling again changes
-    nothing). On an uncaught out-of-memory exception the usual traceback is
+    """Install the hook on sys.excepthook and threading.excepthook (once;
+    calling again changes nothing). On an uncaught out-of-memory exception the usual traceback is
     printed first, then oomdoc's report; the exit status stays Python's.
     Other exceptions are left as they were.
 
@@ -34,14 +35,19 @@ def install(capture=False):
     """
     if not getattr(sys.excepthook, "oomdoc_previous", None):
         sys.excepthook = make_excepthook(sys.excepthook)
+    if not getattr(threading.excepthook, "oomdoc_previous", None):
+        threading.excepthook = make_thread_excepthook(threading.excepthook)
     return enable_capture() if capture else False
 
 
 def uninstall():
-    """Put back the excepthook install() replaced."""
+    """Put back the excepthooks install() replaced."""
     previous = getattr(sys.excepthook, "oomdoc_previous", None)
     if previous is not None:
         sys.excepthook = previous
+    previous = getattr(threading.excepthook, "oomdoc_previous", None)
+    if previous is not None:
+        threading.excepthook = previous
 
 
 def load_ipython_extension(ipython):

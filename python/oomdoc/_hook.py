@@ -157,6 +157,22 @@ def make_excepthook(previous):
     return oomdoc_excepthook
 
 
+def make_thread_excepthook(previous):
+    """The same for threading.excepthook: a worker thread that dies of an
+    out-of-memory error gets its traceback, then the report."""
+
+    def oomdoc_thread_excepthook(args):
+        try:
+            previous(args)
+        except Exception:
+            traceback.print_exception(args.exc_type, args.exc_value, args.exc_traceback)
+        if args.exc_value is not None:
+            report_safely(args.exc_type, args.exc_value, args.exc_traceback)
+
+    oomdoc_thread_excepthook.oomdoc_previous = previous
+    return oomdoc_thread_excepthook
+
+
 def enable_capture():
     """Turn on oomdoc._capture (shipped in the wheel when `oomdoc run
     --capture` is built) so that the report can read a memory snapshot.

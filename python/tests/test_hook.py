@@ -107,6 +107,19 @@ class Hook(unittest.TestCase):
         self.assertTrue(r.stderr.startswith("MINE OutOfMemoryError\n"), r.stderr[:200])
         self.assertIn("other-process", r.stderr)
 
+    def test_a_thread_that_dies_of_oom(self):
+        code = OOM_SCRIPT.replace("training_step(1)", "import threading\nt = threading.Thread(target=training_step, args=(1,))\nt.start(); t.join()\nprint('main goes on')")
+        r = support.run_python(code)
+        self.assertEqual(r.returncode, 0, "a thread's exception does not end the process")
+        self.assertEqual(r.stdout, "main goes on\n")
+        self.assertIn("Exception in thread", r.stderr)
+        self.assertLess(r.stderr.index("torch.OutOfMemoryError"), r.stderr.index("other-process"))
+
+    def test_uninstall(self):
+        r = support.run_python("import oomdoc, sys, threading\nh, t = sys.excepthook, threading.excepthook\noomdoc.install()\n"
+                               "assert sys.excepthook is not h\noomdoc.uninstall()\nassert (sys.excepthook, threading.excepthook) == (h, t)\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_install_twice_reports_once(self):
         r = support.run_python(OOM_SCRIPT.replace("oomdoc.install()", "oomdoc.install(); oomdoc.install()"))
         self.assertEqual(r.stderr.count("Fixes, best first"), 1)
