@@ -139,6 +139,9 @@ func TestOutputFlag(t *testing.T) {
 			t.Errorf("%v: exit %d, %q", args, r.code, r.stderr)
 		}
 	}
+	if r := runWith(t, "", "--format=json", "-o", "-", log); r.code != 0 || r.stdout != want.stdout {
+		t.Errorf("-o - is standard output: exit %d", r.code)
+	}
 	r = runWith(t, "", "rules", "-o", out)
 	if text, _ := os.ReadFile(out); r.code != 0 || !strings.Contains(string(text), "oomdoc explain ID") {
 		t.Errorf("rules -o: exit %d", r.code)
