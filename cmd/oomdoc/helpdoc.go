@@ -54,12 +54,38 @@ func helpPrinter(options kong.HelpOptions, ctx *kong.Context) error {
 		return err
 	}
 	var buf bytes.Buffer
+	if def := ctx.Model.DefaultCmd; def != nil {
+		buf.WriteString("\nReport flags (for oomdoc [FILE…]; run takes all but --tee):\n")
+		writeItems(&buf, flagItems(def))
+	}
 	buf.WriteString("\nExamples:\n")
 	writeItems(&buf, examples())
 	buf.WriteString("\nEnvironment:\n")
 	writeItems(&buf, environment())
 	_, err := ctx.Stdout.Write(buf.Bytes())
 	return err
+}
+
+// flagItems lists a command's own visible flags as help rows.
+func flagItems(n *kong.Node) []helpItem {
+	var items []helpItem
+	for _, f := range n.Flags {
+		if f.Hidden {
+			continue
+		}
+		left := "    --" + f.Name
+		if f.Short != 0 {
+			left = "-" + string(f.Short) + ", --" + f.Name
+		}
+		switch {
+		case f.Enum != "":
+			left += "=" + strings.Join(f.EnumSlice(), "|")
+		case !f.IsBool():
+			left += "=" + f.FormatPlaceHolder()
+		}
+		items = append(items, helpItem{left, f.Help})
+	}
+	return items
 }
 
 // writeItems writes rows as two columns within 80 columns, the right one
