@@ -1,8 +1,10 @@
 """The uncaught-exception hook: print the usual traceback, then, for an
 out-of-memory failure only, oomdoc's report on it."""
 
+import atexit
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -176,12 +178,21 @@ def make_thread_excepthook(previous):
 def enable_capture():
     """Turn on oomdoc._capture (shipped in the wheel when `oomdoc run
     --capture` is built) so that the report can read a memory snapshot.
-    Returns whether capture is on."""
+    Returns whether capture is on. The snapshot's directory is removed at
+    exit unless a snapshot was written there (the report names it)."""
     try:
         from oomdoc import _capture  # noqa: F401 - optional module
     except Exception:
         return False
     try:
-        return bool(_capture.enable(tempfile.mkdtemp(prefix="oomdoc-capture-")))
+        dump_dir = tempfile.mkdtemp(prefix="oomdoc-capture-")
+        atexit.register(_remove_unused, dump_dir)
+        return bool(_capture.enable(dump_dir))
     except Exception:
         return False
+
+
+def _remove_unused(dump_dir):
+    """Remove the capture directory when it holds no snapshot."""
+    if snapshot_path() is None:
+        shutil.rmtree(dump_dir, ignore_errors=True)

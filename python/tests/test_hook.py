@@ -149,7 +149,7 @@ class Hook(unittest.TestCase):
                     "    open(STATE['path'], 'wb').write(b'stand-in snapshot')\n    return True\n"
                     "def snapshot_path():\n    return STATE.get('path')\n"
                 )
-            env = support.child_env(OOMDOC_BINARY=fake_binary(tmp, 'for a in "$@"; do echo "$a"; done > %s; cat >/dev/null' % args))
+            env = support.child_env(OOMDOC_BINARY=fake_binary(tmp, 'for a in "$@"; do echo "$a"; done > %s; cat >/dev/null' % args), TMPDIR=tmp)
             env["PYTHONPATH"] += os.pathsep + standin
             code = "import sys, oomdoc_capture_standin\nsys.modules['oomdoc._capture'] = oomdoc_capture_standin\n" + OOM_SCRIPT.replace(
                 "oomdoc.install()", "assert oomdoc.install(capture=True) is True"
@@ -160,6 +160,20 @@ class Hook(unittest.TestCase):
                 got = f.read().split("\n")
             self.assertEqual(got[0], "-")
             self.assertTrue(got[1].endswith("snapshot.pickle"), got)
+            self.assertTrue(got[1].startswith(tmp), got)
+            self.assertTrue(os.path.isfile(got[1]), "a written snapshot is kept for the user")
+
+    def test_capture_directory_without_snapshot_is_removed(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            standin = os.path.join(tmp, "capture_standin")
+            os.makedirs(standin)
+            with open(os.path.join(standin, "cap_nosnap.py"), "w") as f:
+                f.write("def enable(dump_dir, max_entries=100000):\n    return True\ndef snapshot_path():\n    return None\n")
+            env = support.child_env(TMPDIR=tmp)
+            env["PYTHONPATH"] += os.pathsep + standin
+            r = support.run_python("import sys, cap_nosnap\nsys.modules['oomdoc._capture'] = cap_nosnap\nimport oomdoc\nassert oomdoc.install(capture=True)\n", env=env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual([d for d in os.listdir(tmp) if d.startswith("oomdoc-capture-")], [])
 
 
 if __name__ == "__main__":
