@@ -110,11 +110,11 @@ func run(args []string, env *Env) (code int) {
 		fmt.Fprintf(env.Stderr, "oomdoc: %s\n", oneLine(err.Error()))
 		return exitWriteError
 	}
+	defer out.Discard() // after a failure or a panic; nothing once committed
 	toFile := *env
 	toFile.Stdout = out
 	code = status(env, ctx.Run(&toFile, info))
 	if code != exitOK && code != exitInput {
-		out.Discard()
 		return code
 	}
 	if err := out.Commit(); err != nil {

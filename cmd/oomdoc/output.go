@@ -12,6 +12,7 @@ import (
 type outputFile struct {
 	f    *os.File
 	name string
+	done bool // committed or discarded
 }
 
 // createOutput opens the temporary file for name.
@@ -28,6 +29,7 @@ func (o *outputFile) Write(p []byte) (int, error) { return o.f.Write(p) }
 
 // Commit closes the temporary file and renames it to the report's name.
 func (o *outputFile) Commit() error {
+	o.done = true
 	err := o.f.Chmod(0o644)
 	if cerr := o.f.Close(); err == nil {
 		err = cerr
@@ -42,8 +44,13 @@ func (o *outputFile) Commit() error {
 	return nil
 }
 
-// Discard closes and removes the temporary file.
+// Discard closes and removes the temporary file, unless it was already
+// committed or discarded.
 func (o *outputFile) Discard() {
+	if o.done {
+		return
+	}
+	o.done = true
 	_ = o.f.Close()
 	_ = os.Remove(o.f.Name())
 }
