@@ -269,3 +269,76 @@ func TestHelpShowsUsageExamplesAndEnvironment(t *testing.T) {
 		t.Errorf("explain --help: %q", r.stdout)
 	}
 }
+
+func TestFishCompletionCompletes(t *testing.T) {
+	fish, err := exec.LookPath("fish")
+	if err != nil {
+		t.Skip("no fish")
+	}
+	script := filepath.Join(t.TempDir(), "oomdoc.fish")
+	_ = os.WriteFile(script, []byte(runWith(t, "", "completion", "fish").stdout), 0o600)
+	tests := []struct{ line, want string }{
+		{"oomdoc --for", "--format"},
+		{"oomdoc --format ", "json"},
+		{"oomdoc expl", "explain"},
+		{"oomdoc explain visual-t", "visual-tokens"},
+		{"oomdoc completion ", "zsh"},
+		{"oomdoc run --col", "--color"},
+	}
+	for _, tc := range tests {
+		out, err := exec.Command(fish, "--no-config", "-c", "source "+script+"; complete -C '"+tc.line+"'").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%q: %v %s", tc.line, err, out)
+		}
+		found := false
+		for _, l := range strings.Split(string(out), "\n") {
+			found = found || strings.SplitN(l, "\t", 2)[0] == tc.want
+		}
+		if !found {
+			t.Errorf("%q: %q lacks %q", tc.line, out, tc.want)
+		}
+	}
+}
+
+// TestZshCompletionDispatches runs the zsh function with zsh's completion
+// builtins replaced by printers: each command line must reach the right
+// _arguments specs (zsh's widgets need a terminal; this checks the logic).
+func TestZshCompletionDispatches(t *testing.T) {
+	zsh, err := exec.LookPath("zsh")
+	if err != nil {
+		t.Skip("no zsh")
+	}
+	script := filepath.Join(t.TempDir(), "_oomdoc")
+	_ = os.WriteFile(script, []byte(runWith(t, "", "completion", "zsh").stdout), 0o600)
+	stubs := `compdef() { print -r -- "COMPDEF $*"; }; _arguments() { print -r -- "ARGS $*"; }; _describe() { print -r -- "DESCRIBE $*"; }; `
+	tests := []struct {
+		words, current string
+		want, not      []string
+	}{
+		{"oomdoc explain vis", "3", []string{"1:explain:(", "visual-tokens"}, []string{"--tee", "DESCRIBE"}},
+		{"oomdoc ''", "2", []string{"DESCRIBE -t commands", "--tee[", "*:file:_files", "--format[Report format"}, nil},
+		{"oomdoc run --", "3", []string{"*::command:_normal", "--gpu["}, []string{"--tee["}},
+		{"oomdoc completion ''", "3", []string{"1:completion:(bash zsh fish)"}, nil},
+	}
+	for _, tc := range tests {
+		prog := stubs + "source " + script + "; words=(" + tc.words + "); CURRENT=" + tc.current + "; PREFIX=''; _oomdoc"
+		out, err := exec.Command(zsh, "-f", "-c", prog).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v %s", tc.words, err, out)
+		}
+		got := string(out)
+		if !strings.Contains(got, "COMPDEF _oomdoc oomdoc") {
+			t.Errorf("sourcing does not register the function: %q", got)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: lacks %q in %q", tc.words, w, got)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(got, w) {
+				t.Errorf("%s: has %q", tc.words, w)
+			}
+		}
+	}
+}
