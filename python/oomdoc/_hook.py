@@ -17,10 +17,19 @@ from oomdoc._binary import binary_path
 # HIP, MPS and XPU allocators; the CUDA runtime; cuBLAS).
 _OOM_TEXT = re.compile(
     r"(?:CUDA|HIP|XPU) out of memory|MPS backend out of memory|"
-    r"CUDA error: out of memory|hipErrorOutOfMemory|CUBLAS_STATUS_ALLOC_FAILED|"
+    r"(?:CUDA|HIP) error: out of memory|hipErrorOutOfMemory|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED|"
     r"RESOURCE_EXHAUSTED|DefaultCPUAllocator: can't allocate memory|"
     r"CUDNN_STATUS_NOT_ENOUGH_WORKSPACE|NCCL.*out of memory",
     re.S,
+)
+
+# vLLM's memory-budget failures at engine start, raised as ValueError
+# (vllm/worker/worker.py, vllm/v1/core/kv_cache_utils.py, gpu_worker.py).
+_SERVING_TEXT = re.compile(
+    r"No available memory for the cache blocks|"
+    r"larger than the maximum number of tokens that can be stored in KV cache|"
+    r"KV cache is needed, which is larger than the available KV cache memory|"
+    r"on startup is less than desired GPU memory utilization"
 )
 
 # Exception class names that are out-of-memory failures wherever they come
@@ -42,9 +51,11 @@ def is_oom(exc):
         names = {c.__name__ for c in type(exc).__mro__}
         if names & _OOM_NAMES:
             return True
-        if isinstance(exc, RuntimeError) or "XlaRuntimeError" in names or "JaxRuntimeError" in names:
+        runtime = isinstance(exc, RuntimeError) or "XlaRuntimeError" in names or "JaxRuntimeError" in names
+        if runtime or isinstance(exc, ValueError):
             try:
-                if _OOM_TEXT.search(str(exc)[:20000]):
+                text = str(exc)[:20000]
+                if runtime and _OOM_TEXT.search(text) or isinstance(exc, ValueError) and _SERVING_TEXT.search(text):
                     return True
             except Exception:
                 pass

@@ -33,6 +33,11 @@ class IsOOM(unittest.TestCase):
             named("_ArrayMemoryError", MemoryError, "numpy.core._exceptions")("Unable to allocate 8.00 GiB"),
             xla("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 bytes."),
             tf("OOM when allocating tensor with shape[8192,8192] and type float"),
+            RuntimeError("HIP error: out of memory"),
+            ValueError("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."),
+            ValueError("The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (17856). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."),
+            ValueError("To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.71 GiB)."),
+            ValueError("Free memory on device [cuda:0 ](13.91/79.33 GiB) on startup is less than desired GPU memory utilization (0.95, 75.36 GiB)."),
         ]
         for exc in cases:
             with self.subTest(exc=repr(exc)[:80]):
@@ -46,6 +51,8 @@ class IsOOM(unittest.TestCase):
             KeyboardInterrupt(),
             SystemExit(1),
             KeyError("memory"),
+            RuntimeError("No available memory for the cache blocks"),  # vLLM raises these as ValueError only
+            ValueError("max_model_len must be positive"),
         ]
         for exc in cases:
             with self.subTest(exc=repr(exc)[:80]):
