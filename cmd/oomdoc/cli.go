@@ -17,16 +17,21 @@ const (
 	exitNoCommand  = 127
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
+// version is set by release builds with -ldflags "-X main.version=v1.2.3";
+// otherwise readBuildInfo finds the module version or the commit.
 var version = "dev"
 
 // CLI is oomdoc's command line: one struct per command, each with Run.
 type CLI struct {
-	Diagnose DiagnoseCmd      `cmd:"" default:"withargs" help:"Read crash logs (files, - for stdin, or a paste) and explain the out-of-memory failure."`
-	Run      RunCmd           `cmd:"" help:"Run a command, pass its output through unchanged, and explain its out-of-memory failure if it fails."`
-	Explain  ExplainCmd       `cmd:"" help:"Print the page for a culprit, fix or won't-help id."`
-	Rules    RulesCmd         `cmd:"" help:"List the culprit, fix and won't-help ids oomdoc can name."`
-	Version  kong.VersionFlag `help:"Print the version and exit."`
+	Diagnose   DiagnoseCmd      `cmd:"" default:"withargs" help:"Read crash logs (files, - for stdin, or a paste) and explain the out-of-memory failure."`
+	Run        RunCmd           `cmd:"" help:"Run a command, pass its output through unchanged, and explain its out-of-memory failure if it fails."`
+	Explain    ExplainCmd       `cmd:"" help:"Print the page for a culprit, fix or won't-help id."`
+	Rules      RulesCmd         `cmd:"" help:"List the culprit, fix and won't-help ids oomdoc can name."`
+	Version    VersionCmd       `cmd:"" help:"Print the version, the commit and the Go toolchain it was built with."`
+	Completion CompletionCmd    `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
+	Man        ManCmd           `cmd:"" hidden:"" help:"Print the manual page (roff), generated from this help."`
+	Output     string           `short:"o" placeholder:"FILE" type:"path" help:"Write the report to FILE instead of standard output (it replaces FILE only once the report is complete; - is standard output)."`
+	ShowVer    kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
 // exitError carries an exit status through kong's Run.
@@ -50,6 +55,20 @@ func (e *exitError) Unwrap() error { return e.err }
 // --version return through run instead of ending the process.
 type exitSentinel struct{ code int }
 
+// newParser builds the kong parser for cli, writing help to env's streams.
+func newParser(cli *CLI, env *Env, info buildInfo) (*kong.Kong, error) {
+	return kong.New(cli,
+		kong.Name("oomdoc"),
+		kong.Description(description),
+		kong.Writers(env.Stdout, env.Stderr),
+		kong.Exit(func(c int) { panic(exitSentinel{c}) }),
+		kong.Vars{"version": "oomdoc " + info.Version},
+		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Help(helpPrinter),
+	)
+}
+
 // run parses args and runs the command; it returns the exit status.
 func run(args []string, env *Env) (code int) {
 	var cli CLI
@@ -63,16 +82,8 @@ func run(args []string, env *Env) (code int) {
 			code = exitWriteError
 		}
 	}()
-	parser, err := kong.New(&cli,
-		kong.Name("oomdoc"),
-		kong.Description("oomdoc explains out-of-memory crashes: what ran out, what holds the memory, why, and which change fixes it.\n\nExit status: 0 report printed; 2 bad usage; 3 an input could not be read; 1 the report could not be written. `oomdoc run` exits with the command's own status."),
-		kong.Writers(env.Stdout, env.Stderr),
-		kong.Exit(func(c int) { panic(exitSentinel{c}) }),
-		kong.Vars{"version": version},
-		kong.UsageOnError(),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Bind(env),
-	)
+	info := readBuildInfo(version)
+	parser, err := newParser(&cli, env, info)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "oomdoc: %v\n", err)
 		return exitWriteError
@@ -83,7 +94,38 @@ func run(args []string, env *Env) (code int) {
 		fmt.Fprintln(env.Stderr, "Run 'oomdoc --help' for usage.")
 		return exitUsage
 	}
-	err = ctx.Run(env)
+	if cli.Output == "" || cli.Output == "-" {
+		return status(env, ctx.Run(env, info))
+	}
+	if sel := ctx.Selected(); cli.Diagnose.Tee || sel != nil && sel.Name == "run" {
+		what := "run"
+		if cli.Diagnose.Tee {
+			what = "--tee"
+		}
+		fmt.Fprintf(env.Stderr, "oomdoc: -o/--output does not combine with %s, whose report goes to stderr; redirect stderr instead (2>report.txt)\n", what)
+		return exitUsage
+	}
+	out, err := createOutput(cli.Output)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "oomdoc: %s\n", oneLine(err.Error()))
+		return exitWriteError
+	}
+	defer out.Discard() // after a failure or a panic; nothing once committed
+	toFile := *env
+	toFile.Stdout = out
+	code = status(env, ctx.Run(&toFile, info))
+	if code != exitOK && code != exitInput {
+		return code
+	}
+	if err := out.Commit(); err != nil {
+		fmt.Fprintf(env.Stderr, "oomdoc: %s\n", oneLine(err.Error()))
+		return exitWriteError
+	}
+	return code
+}
+
+// status turns a command's error into the exit status, printing it.
+func status(env *Env, err error) int {
 	var ee *exitError
 	switch {
 	case err == nil:

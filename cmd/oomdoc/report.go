@@ -45,14 +45,19 @@ func (f *ReportFlags) options(env *Env, out io.Writer) render.Options {
 	case "always":
 		o.Color = true
 	case "auto":
-		o.Color = tty && env.Getenv("NO_COLOR") == "" && env.Getenv("TERM") != "dumb"
+		o.Color = autoColor(env.Getenv, tty)
 	}
 	if o.Width <= 0 {
 		o.Width = 80
+		w := 0
 		if tty {
-			if w := env.TermWidth(out); w > 0 {
-				o.Width = min(w, 100)
-			}
+			w = env.TermWidth(out)
+		}
+		if w <= 0 {
+			w = columns(env.Getenv) // not a terminal, or its width unknown
+		}
+		if w > 0 {
+			o.Width = min(w, 100)
 		}
 	}
 	return o
