@@ -1,0 +1,47 @@
+package snapshot
+
+// maxMemoIndex bounds memo indices, so that the bitsets below stay small
+// (2^28 bits are 32 MiB) whatever index a pickle names.
+const maxMemoIndex = 1 << 28
+
+// bitset is a growable set of memo indices.
+type bitset []uint64
+
+func (b *bitset) add(i uint64) {
+	w := i / 64
+	for uint64(len(*b)) <= w {
+		*b = append(*b, 0)
+	}
+	(*b)[w] |= 1 << (i % 64)
+}
+
+func (b bitset) has(i uint64) bool {
+	w := i / 64
+	return w < uint64(len(b)) && b[w]&(1<<(i%64)) != 0
+}
+
+// memoIndex follows which memo indices a pickle has assigned, as Python's
+// unpickler does: MEMOIZE stores under len(memo), the number of distinct
+// indices assigned so far.
+type memoIndex struct {
+	assigned bitset
+	n        uint64
+}
+
+// put records an explicit index (PUT, BINPUT, LONG_BINPUT).
+func (m *memoIndex) put(i uint64) bool {
+	if i >= maxMemoIndex {
+		return false
+	}
+	if !m.assigned.has(i) {
+		m.assigned.add(i)
+		m.n++
+	}
+	return true
+}
+
+// next records and returns MEMOIZE's index.
+func (m *memoIndex) next() (uint64, bool) {
+	i := m.n
+	return i, m.put(i)
+}
