@@ -146,7 +146,8 @@ func isStdlib(f Frame) bool {
 // dispatch, hooks); the site is where they were called from.
 var plumbing = []string{
 	"/accelerate/hooks.py", "/accelerate/utils/modeling.py", "/accelerate/big_modeling.py",
-	"/transformers/modeling_utils.py", "/transformers/integrations/", "/safetensors/",
+	"/transformers/modeling_utils.py", "/transformers/integrations/", "/transformers/models/auto/",
+	"/transformers/cache_utils.py", "/safetensors/",
 	"/diffusers/models/modeling_utils.py",
 }
 

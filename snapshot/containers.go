@@ -211,7 +211,9 @@ func (d *decoder) put(op byte, a arg) error {
 		if i, err = memoArg(d.in, op, a); err != nil {
 			return err
 		}
-		d.idx.put(i)
+		if !d.idx.put(i) {
+			return d.in.fail("memo index %d skips past the %d stored so far", i, d.idx.n)
+		}
 	}
 	if dict, ok := v.(*Dict); ok && dict.memo < 0 {
 		dict.memo = int64(i)

@@ -136,7 +136,7 @@ func (d *decoder) step(op byte, a arg) error {
 		}
 		d.marks = append(d.marks, len(d.stack))
 	case opPop:
-		if len(d.stack) > d.frameStart() {
+		if len(d.stack) > d.frameStart() || len(d.marks) == 0 {
 			_, err := d.pop()
 			return err
 		}

@@ -1,7 +1,6 @@
 package snapshot
 
-// maxMemoIndex bounds memo indices, so that the bitsets below stay small
-// (2^28 bits are 32 MiB) whatever index a pickle names.
+// maxMemoIndex bounds memo indices (2^28 bits of bitset are 32 MiB).
 const maxMemoIndex = 1 << 28
 
 // bitset is a growable set of memo indices.
@@ -28,9 +27,11 @@ type memoIndex struct {
 	n        uint64
 }
 
-// put records an explicit index (PUT, BINPUT, LONG_BINPUT).
+// put records an explicit index (PUT, BINPUT, LONG_BINPUT). Picklers
+// number the memo from 0 without gaps; an index past the next one is
+// refused, so that the bitsets grow by at most one bit per opcode.
 func (m *memoIndex) put(i uint64) bool {
-	if i >= maxMemoIndex {
+	if i >= maxMemoIndex || i > m.n {
 		return false
 	}
 	if !m.assigned.has(i) {

@@ -11,14 +11,14 @@ import (
 // expectation is what make_snapshots.py computed from the structure it
 // pickled, independently of this package.
 type expectation struct {
-	Device         int              `json:"device"`
-	Active         int64            `json:"active_bytes"`
-	Allocated      int64            `json:"allocated_bytes"`
-	Reserved       int64            `json:"reserved_bytes"`
-	Inactive       int64            `json:"inactive_bytes"`
-	LargestFree    int64            `json:"largest_free_block_bytes"`
-	OOM            *OOM             `json:"oom"`
-	BytesByKind    map[string]int64 `json:"bytes_by_kind"`
+	Device      int              `json:"device"`
+	Active      int64            `json:"active_bytes"`
+	Allocated   int64            `json:"allocated_bytes"`
+	Reserved    int64            `json:"reserved_bytes"`
+	Inactive    int64            `json:"inactive_bytes"`
+	LargestFree int64            `json:"largest_free_block_bytes"`
+	OOM         *OOM             `json:"oom"`
+	BytesByKind map[string]int64 `json:"bytes_by_kind"`
 }
 
 func snapshotsDir(parts ...string) string {

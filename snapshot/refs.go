@@ -35,11 +35,16 @@ func scanRefs(r io.Reader, size int64, lim Limits) (bitset, error) {
 			if err != nil {
 				return nil, err
 			}
-			idx.put(i)
+			if !idx.put(i) {
+				return nil, in.fail("memo index %d skips past the %d stored so far", i, idx.n)
+			}
 		case opBinGet, opLongBinGet, opGet:
 			i, err := memoArg(in, op, a)
 			if err != nil {
 				return nil, err
+			}
+			if !idx.assigned.has(i) {
+				return nil, in.fail("GET of memo %d, which was never stored", i)
 			}
 			refs.add(i)
 		}

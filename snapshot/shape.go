@@ -45,14 +45,27 @@ type stack struct {
 	class  class
 }
 
-// shaper converts decoded values, converting each frames list once.
+// shaper converts decoded values, converting each frames list once. A
+// list of blocks or trace entries is walked once: a pickle that fetches
+// the same one again (a real snapshot never does) is refused, so the work
+// stays linear in the pickle's size.
 type shaper struct {
 	stacks map[*List]*stack
+	walked map[*List]bool
 	empty  *stack
 }
 
 func newShaper() *shaper {
-	return &shaper{stacks: map[*List]*stack{}, empty: &stack{class: classify(nil)}}
+	return &shaper{stacks: map[*List]*stack{}, walked: map[*List]bool{}, empty: &stack{class: classify(nil)}}
+}
+
+// walk marks a list walked; false when it was already.
+func (s *shaper) walk(l *List, where string) error {
+	if s.walked[l] {
+		return &ShapeError{Where: where, Msg: "is the same list as one read before"}
+	}
+	s.walked[l] = true
+	return nil
 }
 
 // snapshotOf returns the segments and each device's OOM entries. The root
@@ -78,6 +91,9 @@ func (s *shaper) snapshotOf(root any) ([]segment, map[int][]traceEntry, error) {
 		}
 	default:
 		return nil, nil, &ShapeError{Msg: "the pickle holds a " + typeName(root) + ", not a snapshot dict"}
+	}
+	if err := s.walk(segs, "segments"); err != nil {
+		return nil, nil, err
 	}
 	out := make([]segment, 0, len(segs.Items))
 	for i, v := range segs.Items {
@@ -110,6 +126,9 @@ func (s *shaper) segment(v any, where string) (segment, error) {
 	bl, isList := bv.(*List)
 	if !ok || !isList {
 		return seg, &ShapeError{Where: where, Msg: "has no \"blocks\" list"}
+	}
+	if err := s.walk(bl, where+".blocks"); err != nil {
+		return seg, err
 	}
 	seg.blocks = make([]block, 0, len(bl.Items))
 	for j, v := range bl.Items {
@@ -155,10 +174,16 @@ func (s *shaper) traces(v any, out map[int][]traceEntry) error {
 	if !ok {
 		return &ShapeError{Where: "device_traces", Msg: "is a " + typeName(v) + ", not a list"}
 	}
+	if err := s.walk(devs, "device_traces"); err != nil {
+		return err
+	}
 	for i, dv := range devs.Items {
 		entries, ok := dv.(*List)
 		if !ok {
 			return &ShapeError{Where: fmt.Sprintf("device_traces[%d]", i), Msg: "is a " + typeName(dv) + ", not a list"}
+		}
+		if err := s.walk(entries, fmt.Sprintf("device_traces[%d]", i)); err != nil {
+			return err
 		}
 		for j, ev := range entries.Items {
 			e, ok := ev.(*Dict)

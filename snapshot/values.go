@@ -27,12 +27,23 @@ type Pair struct {
 // small (a block has six keys), so lookups scan.
 type Dict struct {
 	Items []Pair
-	memo  int64 // memo index the dict was stored under; -1 when none
-	drop  bool  // the reader asked to leave it out of the lists it is appended to
+	index map[any]int // position of each comparable key, once the dict is large
+	memo  int64       // memo index the dict was stored under; -1 when none
+	drop  bool        // the reader asked to leave it out of the lists it is appended to
 }
+
+// indexAt is the size from which a dict keeps an index of its keys, so
+// that a pickle with a huge dict cannot make setting keys quadratic.
+const indexAt = 16
 
 // Get returns the value stored under the string key.
 func (d *Dict) Get(key string) (any, bool) {
+	if d.index != nil {
+		if i, ok := d.index[key]; ok {
+			return d.Items[i].Value, true
+		}
+		return nil, false
+	}
 	for _, p := range d.Items {
 		if s, ok := p.Key.(string); ok && s == key {
 			return p.Value, true
@@ -41,10 +52,31 @@ func (d *Dict) Get(key string) (any, bool) {
 	return nil, false
 }
 
-// set stores v under k, replacing an equal string or int key.
+// set stores v under k, replacing an equal key of a comparable kind.
 func (d *Dict) set(k, v any) {
+	if !comparableKey(k) {
+		d.Items = append(d.Items, Pair{k, v})
+		return
+	}
+	if d.index == nil && len(d.Items) >= indexAt {
+		d.index = make(map[any]int, len(d.Items))
+		for i, p := range d.Items {
+			if comparableKey(p.Key) {
+				d.index[p.Key] = i
+			}
+		}
+	}
+	if d.index != nil {
+		if i, ok := d.index[k]; ok {
+			d.Items[i].Value = v
+			return
+		}
+		d.index[k] = len(d.Items)
+		d.Items = append(d.Items, Pair{k, v})
+		return
+	}
 	for i, p := range d.Items {
-		if p.Key == k && comparableKey(k) {
+		if p.Key == k {
 			d.Items[i].Value = v
 			return
 		}
