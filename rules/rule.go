@@ -3,6 +3,7 @@ package rules
 import (
 	"github.com/oomdoc/oomdoc/models"
 	"github.com/oomdoc/oomdoc/parser"
+	"github.com/oomdoc/oomdoc/snapshot"
 )
 
 // A Rule recognises one culprit. Its text is what `oomdoc explain` and
@@ -27,6 +28,9 @@ type Input struct {
 	Result  *parser.Result
 	Hints   Hints
 	Catalog models.Catalog
+	// Measured is what a PyTorch memory snapshot read with the input shows
+	// (holders by site and kind, free blocks); nil without one.
+	Measured *snapshot.Measured
 }
 
 // Evidence is one log line a finding relies on.

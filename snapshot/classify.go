@@ -39,6 +39,8 @@ var kindRules = []kindRule{
 			return true
 		case "__init__":
 			return strings.Contains(f.File, "torch/nn/modules/")
+		case "to", "cuda":
+			return strings.HasSuffix(f.File, "torch/nn/modules/module.py")
 		case "load":
 			return strings.HasSuffix(f.File, "torch/serialization.py")
 		}
@@ -84,11 +86,31 @@ func classify(frames []Frame) class {
 	}
 	c.kind = rule.kind
 	for _, f := range frames {
-		if rule.match(f) {
-			c.because = f.Function
+		if rule.match(f) && !wrappers[f.Function] {
+			c.because = shortName(f.Function)
 		}
 	}
 	return c
+}
+
+// wrappers are the functions that only pass a call on (decorators, the
+// module call machinery); they never name what a stack was doing.
+var wrappers = map[string]bool{
+	"wrapper": true, "_use_grad": true, "decorate_context": true, "inner": true,
+	"_call_impl": true, "_wrapped_call_impl": true,
+}
+
+// shortName shortens a C++ frame's name ("torch::autograd::AccumulateGrad::
+// apply(std::vector<…>&&)") to its last two scopes ("AccumulateGrad::apply").
+func shortName(name string) string {
+	if i := strings.IndexByte(name, '('); i > 0 {
+		name = name[:i]
+	}
+	parts := strings.Split(name, "::")
+	if len(parts) > 2 {
+		parts = parts[len(parts)-2:]
+	}
+	return strings.Join(parts, "::")
 }
 
 // site is the allocation site: the innermost Python frame outside torch,

@@ -26,13 +26,14 @@ func TestClassify(t *testing.T) {
 		{"adam state", []Frame{
 			{sp + "torch/optim/adam.py", 160, "_init_group"},
 			{sp + "torch/optim/adam.py", 223, "step"},
+			{sp + "torch/optim/optimizer.py", 485, "wrapper"},
 			user}, KindOptimizer, "step", user},
 		{"accumulate grad (c++)", []Frame{
 			{"??", 0, "torch::autograd::AccumulateGrad::apply(std::vector<at::Tensor>&&)"},
 			{sp + "torch/_tensor.py", 581, "backward"},
 			user}, KindGradients, "backward", user},
 		{"backward node (c++)", []Frame{{"??", 0, "torch::autograd::generated::MmBackward0::apply(std::vector<at::Tensor>&&)"}}, KindGradients,
-			"torch::autograd::generated::MmBackward0::apply(std::vector<at::Tensor>&&)", Frame{"??", 0, "torch::autograd::generated::MmBackward0::apply(std::vector<at::Tensor>&&)"}},
+			"MmBackward0::apply", Frame{"??", 0, "torch::autograd::generated::MmBackward0::apply(std::vector<at::Tensor>&&)"}},
 		{"kv cache inside forward", []Frame{
 			{sp + "transformers/cache_utils.py", 447, "update"},
 			{sp + "transformers/models/llama/modeling_llama.py", 276, "forward"},
@@ -40,6 +41,7 @@ func TestClassify(t *testing.T) {
 		{"activation", []Frame{
 			{sp + "torch/nn/modules/linear.py", 125, "forward"},
 			{"/home/u/model.py", 40, "forward"},
+			{sp + "torch/nn/modules/module.py", 1747, "_call_impl"},
 			user}, KindActivation, "forward", Frame{"/home/u/model.py", 40, "forward"}},
 		{"weights moved by a hook during forward", []Frame{
 			{sp + "accelerate/utils/modeling.py", 330, "set_module_tensor_to_device"},

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/oomdoc/oomdoc/parser"
@@ -20,8 +21,9 @@ func derive(name string, segs []segment, traces map[int][]traceEntry, obs *Obser
 	dev := pickDevice(segs, traces, obs)
 	m := &Measured{Source: "snapshot", Input: name, Device: dev, Holders: []Holder{}}
 	type key struct {
-		kind string
-		site Frame
+		kind  string
+		site  Frame
+		stack bool
 	}
 	groups := map[key]*Holder{}
 	largest := map[key]int64{} // the largest block of each group, whose stack is shown
@@ -47,10 +49,14 @@ func derive(name string, segs []segment, traces map[int][]traceEntry, obs *Obser
 			}
 			m.ActiveBytes += b.size
 			c := b.frames.class
-			k := key{c.kind, c.site}
+			k := key{c.kind, c.site, len(b.frames.frames) > 0}
 			h := groups[k]
 			if h == nil {
-				h = &Holder{Kind: c.kind, Site: c.site, Because: c.because}
+				h = &Holder{Kind: c.kind, Because: c.because, Stack: c.stack}
+				if k.stack {
+					site := c.site
+					h.Site = &site
+				}
 				groups[k] = h
 			}
 			h.Bytes += b.size
@@ -73,13 +79,10 @@ func derive(name string, segs []segment, traces map[int][]traceEntry, obs *Obser
 		if a.Bytes != b.Bytes {
 			return a.Bytes > b.Bytes
 		}
-		if a.Site.File != b.Site.File {
-			return a.Site.File < b.Site.File
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
 		}
-		if a.Site.Line != b.Site.Line {
-			return a.Site.Line < b.Site.Line
-		}
-		return a.Kind < b.Kind
+		return siteKey(a.Site) < siteKey(b.Site)
 	})
 	if len(m.Holders) > MaxHolders {
 		for _, h := range m.Holders[MaxHolders:] {
@@ -158,4 +161,12 @@ func phaseOf(kind string) string {
 		return parser.PhaseForward
 	}
 	return parser.PhaseUnknown
+}
+
+// siteKey orders holders of equal size by site, for a stable report.
+func siteKey(f *Frame) string {
+	if f == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s:%020d:%s", f.File, f.Line, f.Function)
 }

@@ -29,9 +29,10 @@ func (m *Measured) Event() *parser.Event {
 	}
 	free := "an unknown amount"
 	if f := m.OOM.DeviceFreeBytes; f != nil {
-		free = fmt.Sprintf("%d bytes", *f)
+		free = parser.FormatSize(*f)
 	}
-	e.Message = fmt.Sprintf("memory snapshot: the allocator failed to allocate %d bytes with %s free on the device; %d bytes reserved by PyTorch, %d allocated", req, free, reserved, allocated)
+	e.Message = fmt.Sprintf("memory snapshot: the allocator could not allocate %s (%d bytes) with %s free on the device; %s reserved by PyTorch, %s allocated",
+		parser.FormatSize(req), req, free, parser.FormatSize(reserved), parser.FormatSize(allocated))
 	for i := len(m.OOMStack) - 1; i >= 0; i-- { // outermost first, as a traceback prints
 		f := m.OOMStack[i]
 		if isPython(f) {

@@ -42,8 +42,8 @@ type OOM struct {
 type Holder struct {
 	Bytes  int64   `json:"bytes"`
 	Blocks int     `json:"blocks"`
-	Kind   string  `json:"kind"` // one of the Kind constants
-	Site   Frame   `json:"site"`
+	Kind   string  `json:"kind"`  // one of the Kind constants
+	Site   *Frame  `json:"site"`  // nil when the blocks have no recorded stack
 	Stack  []Frame `json:"stack"` // Python frames, innermost first
 	// Because is the function whose frame decided Kind ("from_pretrained",
 	// "_init_group", …), "" for KindOther.

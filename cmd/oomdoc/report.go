@@ -10,6 +10,7 @@ import (
 	"github.com/oomdoc/oomdoc/parser"
 	"github.com/oomdoc/oomdoc/render"
 	"github.com/oomdoc/oomdoc/rules"
+	"github.com/oomdoc/oomdoc/snapshot"
 )
 
 // ReportFlags are the flags of every command that prints a report.
@@ -19,6 +20,8 @@ type ReportFlags struct {
 	Width  int    `help:"Wrap the text report at this many columns (default: the terminal's width up to 100, else 80)."`
 	Model  string `placeholder:"ORG/NAME" help:"The model that ran, when the log does not say (e.g. llava-hf/llava-1.5-13b-hf)."`
 	GPU    string `name:"gpu" placeholder:"SIZE" help:"The GPU's memory, when the log does not say (e.g. 24GiB)."`
+
+	measured map[string]*snapshot.Measured // memory snapshots read, by the input name of their report
 }
 
 // hints turns the flags into rule hints; a bad --gpu is a usage error.
@@ -56,11 +59,11 @@ func (f *ReportFlags) options(env *Env, out io.Writer) render.Options {
 }
 
 // analyse builds one report per parsed input.
-func analyse(results []*parser.Result, h rules.Hints) []advice.Report {
+func (f *ReportFlags) analyse(results []*parser.Result, h rules.Hints) []advice.Report {
 	cat := models.Load()
 	reps := make([]advice.Report, 0, len(results))
 	for _, res := range results {
-		reps = append(reps, advice.Build(rules.Input{Result: res, Hints: h, Catalog: cat}))
+		reps = append(reps, advice.Build(rules.Input{Result: res, Hints: h, Catalog: cat, Measured: f.measured[res.Input]}))
 	}
 	return reps
 }
@@ -75,6 +78,7 @@ func (f *ReportFlags) write(env *Env, out io.Writer, reps []advice.Report) error
 		reps = []advice.Report{advice.Merge(reps)}
 	}
 	opts := f.options(env, out)
+	opts.Measured = f.measured
 	for i, rep := range reps {
 		sep := ""
 		if i > 0 {
