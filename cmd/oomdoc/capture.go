@@ -113,14 +113,16 @@ func withEnv(vars map[string]string, start func() (func() int, error)) (func() i
 // takeCapture reads the snapshot the command dumped, if any, for res's
 // report, then removes the hook. A snapshot is kept, and its path said, so
 // that it can be opened in PyTorch's memory_viz.
-func (c *RunCmd) takeCapture(env *Env, res *parser.Result) {
+func (c *RunCmd) takeCapture(env *Env, res *parser.Result, status int) {
 	if c.capt == nil {
 		return
 	}
 	path := newestSnapshot(c.capt.dumpDir())
 	if path == "" {
 		c.capt.remove()
-		fmt.Fprintln(env.Stderr, "oomdoc: --capture: no memory snapshot was dumped (the command did not run out of CUDA memory, or its Python did not import torch with CUDA)")
+		if status != 0 {
+			fmt.Fprintln(env.Stderr, "oomdoc: --capture: no memory snapshot was dumped (the command did not run out of CUDA memory, or its Python did not import torch with CUDA)")
+		}
 		return
 	}
 	_ = os.RemoveAll(c.capt.hookDir())

@@ -51,7 +51,7 @@ func (c *RunCmd) Run(env *Env) error {
 	status := wait()
 	pw.Close()
 	res := <-done
-	c.takeCapture(env, res)
+	c.takeCapture(env, res, status)
 	if status != 0 && res != nil {
 		if err := c.write(env, env.Stderr, c.analyse([]*parser.Result{res}, h)); err != nil && !isBrokenPipe(err) {
 			fmt.Fprintf(env.Stderr, "oomdoc: %s\n", oneLine(err.Error()))
