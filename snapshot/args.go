@@ -61,7 +61,17 @@ func kindOf(op byte) argKind {
 type arg struct {
 	n     int64  // the integer, or the payload's length
 	data  []byte // the payload or first line (nil when skipped)
+	str   string // the payload of a string opcode (isText)
 	line2 []byte
+}
+
+// isText reports the opcodes whose payload is a str.
+func isText(op byte) bool {
+	switch op {
+	case opBinUnicode, opShortBinUnicod, opBinUnicode8, opBinString, opShortBinString:
+		return true
+	}
+	return false
 }
 
 // readArg reads op's argument. With skip, payloads are discarded unread
@@ -91,7 +101,11 @@ func (in *input) readArg(op byte, skip bool) (arg, error) {
 		a.data, err = in.payload(8, skip)
 	case argLen1, argLen4, argLen4s, argLen8:
 		a.n, err = in.length(kindOf(op))
-		if err == nil {
+		switch {
+		case err != nil:
+		case !skip && isText(op):
+			a.str, err = in.text(a.n)
+		default:
 			a.data, err = in.payload(a.n, skip)
 		}
 	case argLine:

@@ -89,9 +89,12 @@ func (d *decoder) container(op byte, a arg) error {
 		if err != nil {
 			return err
 		}
-		v, ok := d.memo[i]
-		if !ok {
+		if i >= uint64(len(d.memo)) || !d.idx.assigned.has(i) {
 			return d.in.fail("GET of memo %d, which was never stored", i)
+		}
+		v := d.memo[i]
+		if d.opt.Refs != nil && d.opt.Refs[i] == d.in.op {
+			d.memo[i] = nil // its last fetch: the memo no longer keeps it alive
 		}
 		return d.push(v)
 	case opGlobal:
@@ -185,10 +188,13 @@ func (d *decoder) setItems(dict *Dict, items []any) error {
 	if err := d.charge(costPair * int64(len(items)/2)); err != nil {
 		return err
 	}
+	if dict.Items == nil {
+		dict.Items = make([]Pair, 0, len(items)/2)
+	}
 	for i := 0; i < len(items); i += 2 {
 		dict.set(items[i], items[i+1])
 	}
-	if d.opt.Drop != nil && d.opt.Refs != nil && (dict.memo < 0 || !d.opt.Refs.has(uint64(dict.memo))) && d.opt.Drop(dict) {
+	if d.opt.Drop != nil && d.opt.Refs != nil && (dict.memo < 0 || !d.opt.Refs.referenced(uint64(dict.memo))) && d.opt.Drop(dict) {
 		d.cost -= costPair * int64(len(dict.Items))
 		dict.drop, dict.Items = true, nil
 	}
@@ -218,11 +224,14 @@ func (d *decoder) put(op byte, a arg) error {
 	if dict, ok := v.(*Dict); ok && dict.memo < 0 {
 		dict.memo = int64(i)
 	}
-	if d.opt.Refs != nil && !d.opt.Refs.has(i) {
+	if d.opt.Refs != nil && !d.opt.Refs.referenced(i) {
 		return nil
 	}
-	if err := d.charge(costMemo); err != nil {
-		return err
+	for uint64(len(d.memo)) <= i { // indices run without gaps, so this grows by one
+		if err := d.charge(costMemo); err != nil {
+			return err
+		}
+		d.memo = append(d.memo, nil)
 	}
 	d.memo[i] = v
 	return nil

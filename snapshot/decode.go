@@ -15,9 +15,10 @@ type Options struct {
 	// Size is the input's length when known (else -1): a length prefix
 	// past it is reported as truncation before anything is allocated.
 	Size int64
-	// Refs, when not nil, are the memo indices fetched again (scanRefs);
-	// other memoised values are not kept.
-	Refs bitset
+	// Refs, when not nil, say where each memo index is last fetched
+	// (scanRefs): values never fetched again are not kept, and the others
+	// are let go after their last fetch.
+	Refs Refs
 	// Drop is asked about each dict once its items are set; when it says
 	// yes and the dict is not fetched again from the memo, the dict is left
 	// out of the lists it is appended to. Only used with Refs.
@@ -35,7 +36,7 @@ type decoder struct {
 	cost    int64 // estimated bytes the decoded values hold
 	stack   []any
 	marks   []int
-	memo    map[uint64]any
+	memo    []any // by memo index; nil where a value was not kept
 	idx     memoIndex
 	dropped int
 }
@@ -44,7 +45,7 @@ type decoder struct {
 // nothing: any opcode that would name or call a Python object other than
 // collections.OrderedDict is refused with a FormatError.
 func Decode(r io.Reader, opt Options) (any, error) {
-	d := &decoder{in: newInput(r, opt.Size, opt.Limits.MaxInputBytes), opt: opt, memo: map[uint64]any{}}
+	d := &decoder{in: newInput(r, opt.Size, opt.Limits.MaxInputBytes), opt: opt}
 	v, err := d.run()
 	return v, err
 }
@@ -172,10 +173,10 @@ func (d *decoder) step(op byte, a arg) error {
 	case opBinFloat:
 		return d.push(math.Float64frombits(binary.BigEndian.Uint64(a.data)))
 	case opBinUnicode, opShortBinUnicod, opBinUnicode8, opBinString, opShortBinString:
-		if err := d.charge(32 + int64(len(a.data))); err != nil {
+		if err := d.charge(32 + int64(len(a.str))); err != nil {
 			return err
 		}
-		return d.push(string(a.data))
+		return d.push(a.str)
 	case opBinBytes, opShortBinBytes, opBinBytes8, opByteArray8:
 		if err := d.charge(32 + int64(len(a.data))); err != nil {
 			return err

@@ -100,7 +100,15 @@ func (in *input) bytes(n int64) ([]byte, error) {
 		return nil, err
 	}
 	const step = 1 << 20
-	buf := make([]byte, 0, min(n, step))
+	if n <= step {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(in.r, buf); err != nil {
+			return nil, in.ioErr(err)
+		}
+		in.off += n
+		return buf, nil
+	}
+	buf := make([]byte, 0, step)
 	for int64(len(buf)) < n {
 		k := min(n-int64(len(buf)), step)
 		start := len(buf)
@@ -111,6 +119,25 @@ func (in *input) bytes(n int64) ([]byte, error) {
 		in.off += k
 	}
 	return buf, nil
+}
+
+// text reads n bytes as a string, copying them once.
+func (in *input) text(n int64) (string, error) {
+	if err := in.check(n); err != nil {
+		return "", err
+	}
+	if n <= int64(in.r.Size()) {
+		b, err := in.r.Peek(int(n))
+		if err != nil {
+			return "", in.ioErr(err)
+		}
+		s := string(b)
+		_, _ = in.r.Discard(int(n))
+		in.off += n
+		return s, nil
+	}
+	b, err := in.bytes(n)
+	return string(b), err
 }
 
 // skip discards n bytes.

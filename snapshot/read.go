@@ -34,20 +34,22 @@ func Read(r io.Reader, name string, opt ReadOptions) (*Measured, error) {
 	}
 	dopt := Options{Limits: opt.Limits, Size: -1}
 	if rs, ok := r.(io.ReadSeeker); ok {
-		size, err := rs.Seek(0, io.SeekEnd)
-		if err == nil {
-			_, err = rs.Seek(0, io.SeekStart)
-		}
-		if err == nil {
-			dopt.Size = size
-			if dopt.Refs, err = scanRefs(rs, size, opt.Limits); err != nil {
-				return nil, err
+		if start, err := rs.Seek(0, io.SeekCurrent); err == nil { // else a pipe: read once
+			size, err := rs.Seek(0, io.SeekEnd)
+			if err == nil {
+				_, err = rs.Seek(start, io.SeekStart)
 			}
-			_, err = rs.Seek(0, io.SeekStart)
-			dopt.Drop = dropTrace
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read snapshot: %w", err)
+			if err == nil {
+				dopt.Size = size - start
+				if dopt.Refs, err = scanRefs(rs, dopt.Size, opt.Limits); err != nil {
+					return nil, err
+				}
+				_, err = rs.Seek(start, io.SeekStart)
+				dopt.Drop = dropTrace
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read snapshot: %w", err)
+			}
 		}
 	}
 	root, err := Decode(r, dopt)

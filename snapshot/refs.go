@@ -5,14 +5,22 @@ import (
 	"strconv"
 )
 
-// scanRefs reads a pickle once without building anything and returns the
-// memo indices that a GET fetches later. The decoder then keeps only those
-// memoised values, so that objects stored once and never fetched again —
-// in a snapshot, every trace entry and its own stack — can be freed.
-func scanRefs(r io.Reader, size int64, lim Limits) (bitset, error) {
+// Refs says, for each memo index, the offset of the last GET that fetches
+// it (0: never fetched).
+type Refs []int64
+
+// referenced reports whether memo index i is fetched again.
+func (r Refs) referenced(i uint64) bool { return i < uint64(len(r)) && r[i] > 0 }
+
+// scanRefs reads a pickle once without building anything and returns,
+// for each memo index, where it is last fetched. The decoder then keeps
+// only values fetched again, and drops each from the memo after its last
+// fetch, so that objects no longer reachable — in a snapshot, most trace
+// entries and the stacks only they use — can be freed as it goes.
+func scanRefs(r io.Reader, size int64, lim Limits) (Refs, error) {
 	in := newInput(r, size, lim.MaxInputBytes)
 	var idx memoIndex
-	var refs bitset
+	var refs Refs
 	for {
 		in.op = in.off
 		op, err := in.byte()
@@ -46,7 +54,10 @@ func scanRefs(r io.Reader, size int64, lim Limits) (bitset, error) {
 			if !idx.assigned.has(i) {
 				return nil, in.fail("GET of memo %d, which was never stored", i)
 			}
-			refs.add(i)
+			for uint64(len(refs)) <= i { // i is stored, so below idx.n: grows by at most one per PUT
+				refs = append(refs, 0)
+			}
+			refs[i] = in.op
 		}
 	}
 }

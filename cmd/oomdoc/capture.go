@@ -195,13 +195,42 @@ func isPickle(name string, head []byte) bool {
 	return ext == ".pickle" || ext == ".pkl"
 }
 
+// seekable reports a reader that can really seek (a pipe on stdin is an
+// *os.File that cannot).
+func seekable(rs io.ReadSeeker) bool {
+	_, err := rs.Seek(0, io.SeekCurrent)
+	return err == nil
+}
+
+// spoolTemp copies r into a temporary file, rewound; the caller removes it.
+func spoolTemp(r io.Reader) (*os.File, error) {
+	f, err := os.CreateTemp("", "oomdoc-snapshot-*.pickle")
+	if err != nil {
+		return nil, err
+	}
+	max := snapshot.DefaultLimits().MaxInputBytes
+	n, err := io.Copy(f, io.LimitReader(r, max+1))
+	if err == nil && n > max {
+		err = fmt.Errorf("the pickle is larger than the %d-byte limit", max)
+	}
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return f, nil
+}
+
 // readSnapshot reads in as a PyTorch memory snapshot when it is a pickle:
 // the result holds the failure the snapshot records, and the snapshot is
 // kept for the report. Otherwise it returns a reader that still yields
 // every byte of in, for the log parser.
 func (c *DiagnoseCmd) readSnapshot(env *Env, name string, in io.Reader) (io.Reader, *parser.Result, bool, error) {
 	var head []byte
-	if rs, ok := in.(io.ReadSeeker); ok {
+	if rs, ok := in.(io.ReadSeeker); ok && seekable(rs) {
 		head = make([]byte, 2)
 		n, _ := io.ReadFull(rs, head)
 		head = head[:n]
@@ -215,6 +244,15 @@ func (c *DiagnoseCmd) readSnapshot(env *Env, name string, in io.Reader) (io.Read
 	}
 	if !isPickle(name, head) {
 		return in, nil, false, nil
+	}
+	if _, ok := in.(io.ReadSeeker); !ok { // a pipe: spool it, so that the reader can take two passes
+		spool, err := spoolTemp(in)
+		if err != nil {
+			return in, nil, true, fmt.Errorf("read %s: %w", name, err)
+		}
+		defer os.Remove(spool.Name())
+		defer spool.Close()
+		in = spool
 	}
 	m, err := snapshot.Read(in, name, snapshot.ReadOptions{})
 	if err != nil {

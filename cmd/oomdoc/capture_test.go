@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,7 +81,9 @@ func TestSnapshotOnStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := runWith(t, string(b), "--color=never", "--width=100")
+	env, out, errb := testEnv(io.MultiReader(bytes.NewReader(b)), false, nil) // a reader that cannot seek, as a pipe
+	code := run([]string{"--color=never", "--width=100"}, env)
+	r := result{out.String(), errb.String(), code}
 	want := runWith(t, "", "--color=never", "--width=100", fixture("snapshots", "fragmented.pickle"))
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
