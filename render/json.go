@@ -8,6 +8,7 @@ import (
 	"github.com/oomdoc/oomdoc/advice"
 	"github.com/oomdoc/oomdoc/parser"
 	"github.com/oomdoc/oomdoc/rules"
+	"github.com/oomdoc/oomdoc/snapshot"
 )
 
 // The wire types below are the JSON contract (spec/report-json.md, schema
@@ -25,6 +26,8 @@ type jsonReport struct {
 	Dropped     int               `json:"dropped_events,omitempty"`
 	Decided     bool              `json:"decided"`
 	ShortBytes  *int64            `json:"short_bytes,omitempty"`
+
+	Measured *snapshot.Measured `json:"measured,omitempty"` // a memory snapshot read for the input
 }
 
 type jsonDiagnosis struct {
@@ -67,8 +70,11 @@ type jsonIneffective struct {
 }
 
 // JSON writes the report as spec/report-json.md describes.
-func JSON(w io.Writer, rep advice.Report) error {
-	out := jsonReport{Schema: advice.Schema, Inputs: rep.Inputs, Events: rep.Events, Diagnoses: []jsonDiagnosis{}, Ineffective: []jsonIneffective{}, WhatFits: rep.WhatFits, Capture: rep.Capture, Dropped: rep.Dropped, Decided: rep.Decided, ShortBytes: rep.ShortBytes}
+func JSON(w io.Writer, rep advice.Report) error { return writeJSON(w, rep, nil) }
+
+// writeJSON writes the report with the memory snapshot read for it, if any.
+func writeJSON(w io.Writer, rep advice.Report, m *snapshot.Measured) error {
+	out := jsonReport{Schema: advice.Schema, Inputs: rep.Inputs, Events: rep.Events, Diagnoses: []jsonDiagnosis{}, Ineffective: []jsonIneffective{}, WhatFits: rep.WhatFits, Capture: rep.Capture, Dropped: rep.Dropped, Decided: rep.Decided, ShortBytes: rep.ShortBytes, Measured: m}
 	if out.Inputs == nil {
 		out.Inputs = []string{}
 	}

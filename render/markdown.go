@@ -11,16 +11,22 @@ import (
 	"github.com/oomdoc/oomdoc/advice"
 	"github.com/oomdoc/oomdoc/parser"
 	"github.com/oomdoc/oomdoc/rules"
+
+	"github.com/oomdoc/oomdoc/snapshot"
 )
 
 // Markdown writes the report for a GitHub issue or pull request: headings,
 // a table of the figures, fenced snippets, and the evidence inside
 // <details>. Text quoted from the log is neutralised (Safe) and cannot
 // close a code fence or inject HTML.
-func Markdown(w io.Writer, rep advice.Report) error {
+func Markdown(w io.Writer, rep advice.Report) error { return writeMarkdown(w, rep, nil) }
+
+// writeMarkdown writes the report with the memory snapshot read for it, if any.
+func writeMarkdown(w io.Writer, rep advice.Report, m *snapshot.Measured) error {
 	b := bufio.NewWriter(w)
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("## oomdoc report: %s\n\n", mdText(strings.Join(rep.Inputs, ", ")))
+	markdownMeasured(p, m)
 	if len(rep.Events) == 0 {
 		p("No out-of-memory failure was found in the input.\n")
 		return b.Flush()

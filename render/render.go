@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/oomdoc/oomdoc/advice"
+	"github.com/oomdoc/oomdoc/snapshot"
 )
 
 // Formats the report can be written in.
@@ -22,6 +23,9 @@ const (
 type Options struct {
 	Color bool // 16-colour ANSI styling; false writes plain text
 	Width int  // wrap width in columns
+	// Measured are the memory snapshots read, by the input name of the
+	// report they belong to.
+	Measured map[string]*snapshot.Measured
 }
 
 // Write renders the report in the format.
@@ -32,9 +36,9 @@ func Write(w io.Writer, format string, rep advice.Report, o Options) error {
 	var err error
 	switch format {
 	case FormatJSON:
-		err = JSON(w, rep)
+		err = writeJSON(w, rep, measuredFor(rep, o))
 	case FormatMarkdown:
-		err = Markdown(w, rep)
+		err = writeMarkdown(w, rep, measuredFor(rep, o))
 	case FormatText, "":
 		err = Text(w, rep, o)
 	default:

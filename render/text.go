@@ -11,6 +11,7 @@ import (
 
 	"github.com/oomdoc/oomdoc/advice"
 	"github.com/oomdoc/oomdoc/parser"
+	"github.com/oomdoc/oomdoc/snapshot"
 )
 
 // Text writes the terminal report: a one-line verdict, the failure, the
@@ -19,7 +20,7 @@ import (
 // capture next when the evidence is thin.
 func Text(w io.Writer, rep advice.Report, o Options) error {
 	bw := bufio.NewWriter(w)
-	t := &textWriter{w: bw, st: newStyles(w, o.Color), width: o.Width}
+	t := &textWriter{w: bw, st: newStyles(w, o.Color), width: o.Width, snap: measuredFor(rep, o)}
 	t.report(rep)
 	if t.err != nil {
 		return t.err
@@ -32,6 +33,7 @@ type textWriter struct {
 	st    styles
 	width int
 	err   error
+	snap  *snapshot.Measured // the memory snapshot read for this input
 }
 
 func (t *textWriter) line(s string) {
@@ -100,10 +102,12 @@ func (t *textWriter) report(rep advice.Report) {
 	if len(rep.Events) == 0 {
 		t.line(t.st.good.Render("✓ No out-of-memory failure found") + " in " + Safe(name) + ".")
 		t.para("  ", "oomdoc looked for PyTorch (CUDA, ROCm, MPS, XPU, CPU), cuDNN/cuBLAS/NCCL, vLLM, JAX/XLA, TensorFlow, MLX, llama.cpp and host OOM-killer messages. If this run did crash, pass the whole log — the error is often above the last lines.")
+		t.measured(t.snap)
 		t.notices(rep)
 		return
 	}
 	t.firstScreen(rep)
+	t.measured(t.snap)
 	for _, g := range groupEvents(rep.Events) {
 		t.failure(g)
 	}

@@ -3,6 +3,7 @@ package rules
 import (
 	"github.com/oomdoc/oomdoc/models"
 	"github.com/oomdoc/oomdoc/parser"
+	"github.com/oomdoc/oomdoc/snapshot"
 )
 
 // Hints are facts the user gives on the command line that the log lacks.
@@ -16,6 +17,9 @@ type Input struct {
 	Result  *parser.Result
 	Hints   Hints
 	Catalog models.Catalog
+	// Measured is what a PyTorch memory snapshot read with the input shows
+	// (holders by site and kind, free blocks); nil without one.
+	Measured *snapshot.Measured
 }
 
 // Evidence is one log line a finding relies on.

@@ -44,7 +44,7 @@ func (c *DiagnoseCmd) Run(env *Env) error {
 		}
 	}
 	if len(results) > 0 {
-		if err := c.write(env, out, analyse(results, h)); err != nil {
+		if err := c.write(env, out, c.analyse(results, h)); err != nil {
 			return err
 		}
 	}
@@ -71,6 +71,10 @@ func (c *DiagnoseCmd) read(env *Env, name string, tee *teeWriter) (*parser.Resul
 		}
 		defer f.Close()
 		in = f
+	}
+	in, snap, isSnapshot, err := c.readSnapshot(env, name, in) // a PyTorch memory snapshot (capture.go)
+	if isSnapshot {
+		return snap, err
 	}
 	if tee != nil {
 		in = io.TeeReader(in, tee)

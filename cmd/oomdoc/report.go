@@ -11,6 +11,7 @@ import (
 	"github.com/oomdoc/oomdoc/parser"
 	"github.com/oomdoc/oomdoc/render"
 	"github.com/oomdoc/oomdoc/rules"
+	"github.com/oomdoc/oomdoc/snapshot"
 )
 
 // ReportFlags are the flags of every command that prints a report.
@@ -22,6 +23,8 @@ type ReportFlags struct {
 	GPU    string `name:"gpu" placeholder:"SIZE" help:"The GPU's memory, when the log does not say (e.g. 24GiB)."`
 	// NoPager writes straight to the terminal.
 	NoPager bool `name:"no-pager" help:"Do not page the report (by default a report taller than the terminal goes through $PAGER, else less -FRX; never when piped)."`
+
+	measured map[string]*snapshot.Measured // memory snapshots read, by the input name of their report
 }
 
 // hints turns the flags into rule hints; a bad --gpu is a usage error.
@@ -64,11 +67,11 @@ func (f *ReportFlags) options(env *Env, out io.Writer) render.Options {
 }
 
 // analyse builds one report per parsed input.
-func analyse(results []*parser.Result, h rules.Hints) []advice.Report {
+func (f *ReportFlags) analyse(results []*parser.Result, h rules.Hints) []advice.Report {
 	cat := models.Load()
 	reps := make([]advice.Report, 0, len(results))
 	for _, res := range results {
-		reps = append(reps, advice.Build(rules.Input{Result: res, Hints: h, Catalog: cat}))
+		reps = append(reps, advice.Build(rules.Input{Result: res, Hints: h, Catalog: cat, Measured: f.measured[res.Input]}))
 	}
 	return reps
 }
@@ -83,6 +86,7 @@ func (f *ReportFlags) write(env *Env, out io.Writer, reps []advice.Report) error
 		reps = []advice.Report{advice.Merge(reps)}
 	}
 	opts := f.options(env, out)
+	opts.Measured = f.measured
 	dst := out
 	var buf bytes.Buffer
 	if out == env.Stdout {

@@ -17,6 +17,8 @@ import (
 type RunCmd struct {
 	ReportFlags
 	Command []string `arg:"" passthrough:"" name:"command" help:"The command and its arguments (after --)."`
+	Capture bool     `help:"Record PyTorch's CUDA memory history in the command (a sitecustomize on PYTHONPATH) and read the memory snapshot dumped when it runs out. Off by default: recording slows every CUDA allocation."`
+	capt    *captureRun
 }
 
 // Run starts the command with its stdout and stderr passed through
@@ -40,7 +42,7 @@ func (c *RunCmd) Run(env *Env) error {
 	go func() {
 		done <- parseDraining(pr, args[0])
 	}()
-	wait, err := env.Command(args[0], args[1:], io.MultiWriter(env.Stdout, shared), io.MultiWriter(env.Stderr, shared))
+	wait, err := c.startChild(env, args, io.MultiWriter(env.Stdout, shared), io.MultiWriter(env.Stderr, shared)) // capture.go
 	if err != nil {
 		pw.Close()
 		<-done
@@ -49,8 +51,9 @@ func (c *RunCmd) Run(env *Env) error {
 	status := wait()
 	pw.Close()
 	res := <-done
+	c.takeCapture(env, res, status)
 	if status != 0 && res != nil {
-		if err := c.write(env, env.Stderr, analyse([]*parser.Result{res}, h)); err != nil && !isBrokenPipe(err) {
+		if err := c.write(env, env.Stderr, c.analyse([]*parser.Result{res}, h)); err != nil && !isBrokenPipe(err) {
 			fmt.Fprintf(env.Stderr, "oomdoc: %s\n", oneLine(err.Error()))
 		}
 	}
