@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/oomdoc/oomdoc/parser"
+	"github.com/oomdoc/oomdoc/snapshot"
 )
 
 // Signals of activations.
@@ -23,12 +24,14 @@ const (
 // graph runtime's OOM, are only priors.
 func activations() Culprit {
 	return Culprit{
-		ID:        "activations",
-		Title:     "Training activations: batch × sequence too large for what the device has left",
-		Doc:       "Training keeps every layer's activations from the forward pass until backward() consumes them. Their size is proportional to micro-batch × sequence length (× hidden size × layers), so the peak comes at the end of the forward or early in the backward pass. Smaller micro-batches with gradient accumulation, shorter sequences, mixed precision or recomputing activations (gradient checkpointing) shrink them.",
-		Recognise: "A failure in backward() / autograd, or in a forward pass under grad inside a training loop; TensorFlow's OOM in a training step.",
-		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindCUBLAS},
+		ID:             "activations",
+		Title:          "Training activations: batch × sequence too large for what the device has left",
+		Doc:            "Training keeps every layer's activations from the forward pass until backward() consumes them. Their size is proportional to micro-batch × sequence length (× hidden size × layers), so the peak comes at the end of the forward or early in the backward pass. Smaller micro-batches with gradient accumulation, shorter sequences, mixed precision or recomputing activations (gradient checkpointing) shrink them.",
+		Recognise:      "A failure in backward() / autograd, or in a forward pass under grad inside a training loop; TensorFlow's OOM in a training step.",
+		Excludes:       []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindCUBLAS},
+		ExcludesPhases: []string{parser.PhaseLoad, parser.PhaseGenerate, parser.PhaseDecode, parser.PhaseOptimizer, parser.PhaseEval},
 		Signals: []Signal{
+			{Name: activationMeasured, Strength: EvidenceSignal, Start: 2.0, Doc: "a memory snapshot shows activations holding at least 60% of the active memory"},
 			{Name: actBackward, Strength: EvidenceSignal, Start: 1.5, Doc: "the failure is inside backward() / autograd"},
 			{Name: actTrainForward, Strength: EvidenceSignal, Start: 1.0, Doc: "a forward pass inside a training loop the frames show"},
 			{Name: actGraphRuntime, Strength: PriorSignal, Start: 0.3, Doc: "a TensorFlow or XLA graph runtime's OOM (most are training steps)"},
@@ -51,6 +54,7 @@ func checkActivations(f *Facts) *Finding {
 	}
 	fd := &Finding{Culprit: "activations", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Training: true}}
 	fd.Title = "Activations of the training step do not fit"
+	f.fireMeasured(fd, snapshot.KindActivation, activationMeasured, 0.6)
 	fd.Explanation = "Training keeps every layer's activations until backward() consumes them; their size is proportional to batch × sequence length (× hidden size × layers). Smaller micro-batches, shorter sequences or recomputing activations (gradient checkpointing) shrink them."
 	switch {
 	case ev.Phase == parser.PhaseBackward:

@@ -22,11 +22,12 @@ const (
 // request so large that a quadratic tensor would explain it.
 func attentionMatrix() Culprit {
 	return Culprit{
-		ID:        "attention-matrix",
-		Title:     "Eager attention materialising batch × heads × seq² scores",
-		Doc:       "Attention without a fused kernel (SDPA's flash or memory-efficient backends, FlashAttention) computes a batch × heads × sequence × sequence matrix of scores, often with a float32 copy for the softmax. It grows with the square of the sequence length: doubling an input (more image tokens, a longer prompt, beams) quadruples it. Training keeps one per layer for the backward pass.",
-		Recognise: "Frames in eager_attention_forward, matmul(query, key.transpose(…)), softmax over attention weights, output_attentions=True; a [b, h, s, s] tensor; a single request ≈ b·h·s²·bytes that dwarfs everything else.",
-		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing},
+		ID:             "attention-matrix",
+		Title:          "Eager attention materialising batch × heads × seq² scores",
+		Doc:            "Attention without a fused kernel (SDPA's flash or memory-efficient backends, FlashAttention) computes a batch × heads × sequence × sequence matrix of scores, often with a float32 copy for the softmax. It grows with the square of the sequence length: doubling an input (more image tokens, a longer prompt, beams) quadruples it. Training keeps one per layer for the backward pass.",
+		Recognise:      "Frames in eager_attention_forward, matmul(query, key.transpose(…)), softmax over attention weights, output_attentions=True; a [b, h, s, s] tensor; a single request ≈ b·h·s²·bytes that dwarfs everything else.",
+		Excludes:       []string{parser.KindHostKill, parser.KindCPU, parser.KindServing},
+		ExcludesPhases: []string{parser.PhaseLoad, parser.PhaseOptimizer},
 		Signals: []Signal{
 			{Name: attnScoreShape, Strength: EvidenceSignal, Start: 2.5, Doc: "the failing tensor's shape is [batch, heads, s, s]"},
 			{Name: attnFrames, Strength: EvidenceSignal, Start: 1.5, Doc: "a frame or nearby line computes attention scores"},

@@ -19,11 +19,12 @@ const (
 // as a prior, on inference forwards and evaluation in general.
 func batchTooLarge() Culprit {
 	return Culprit{
-		ID:        "batch-too-large",
-		Title:     "An inference batch too large for the activations it needs",
-		Doc:       "Activation memory in a forward pass scales with the batch: with the weights resident, a batch that fits for one input can fail for many at once. Inference keeps no activations for a backward pass, so the peak is one layer's temporaries × the batch; halving the batch halves it.",
-		Recognise: "An OOM in a batched inference forward whose size scales with the batch (batch_size > 1, many files or prompts at once).",
-		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindCUBLAS},
+		ID:             "batch-too-large",
+		Title:          "An inference batch too large for the activations it needs",
+		Doc:            "Activation memory in a forward pass scales with the batch: with the weights resident, a batch that fits for one input can fail for many at once. Inference keeps no activations for a backward pass, so the peak is one layer's temporaries × the batch; halving the batch halves it.",
+		Recognise:      "An OOM in a batched inference forward whose size scales with the batch (batch_size > 1, many files or prompts at once).",
+		Excludes:       []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindCUBLAS},
+		ExcludesPhases: []string{parser.PhaseLoad, parser.PhaseBackward, parser.PhaseOptimizer},
 		Signals: []Signal{
 			{Name: batchSetting, Strength: EvidenceSignal, Start: 1.0, Doc: "the log sets a batch size above 1 for a non-training run"},
 			{Name: batchInferForward, Strength: PriorSignal, Start: 0.2, Doc: "an inference forward pass"},

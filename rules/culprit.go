@@ -18,6 +18,10 @@ type Culprit struct {
 	// Excludes lists the event kinds this culprit can never explain (a
 	// kernel OOM kill is never the KV cache): the engine does not ask.
 	Excludes []string
+	// ExcludesPhases lists the phases in which the culprit cannot hold the
+	// memory (no training activations while loading): it is then never
+	// named as a guess.
+	ExcludesPhases []string
 	// Signals are the pieces of evidence Assess may fire, each with its
 	// strength and the weight it starts from before fitting.
 	Signals []Signal
@@ -86,6 +90,17 @@ func (c *Culprit) signal(name string) (Signal, bool) {
 func (c *Culprit) excludes(kind string) bool {
 	for _, k := range c.Excludes {
 		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// excludesPhase reports whether the culprit cannot explain a failure in
+// the phase.
+func (c *Culprit) excludesPhase(phase string) bool {
+	for _, p := range c.ExcludesPhases {
+		if p == phase {
 			return true
 		}
 	}

@@ -36,6 +36,7 @@ type assessment struct {
 	options []option // one per culprit and distinct failure that fired a signal
 	context string   // the prior context of the first distinct failure
 	kind    string   // the first distinct failure's event kind
+	phase   string   // … and its phase
 	thin    []string // unknown-class features: why the log may not decide
 	first   *Facts   // the first distinct failure's facts, for prior-only findings
 }
@@ -55,7 +56,7 @@ func assess(in Input, cs []Culprit) assessment {
 	for n, i := range distinctFailures(in.Result.Events) {
 		f := NewFacts(in, i)
 		if n == 0 {
-			a.first, a.context, a.kind = f, priorContext(f), f.Ev.Kind
+			a.first, a.context, a.kind, a.phase = f, priorContext(f), f.Ev.Kind, f.Ev.Phase
 		}
 		for k := range cs {
 			c := &cs[k]
@@ -91,6 +92,11 @@ func thinFeatures(a assessment, cs []Culprit) []string {
 		out = append(out, unknownNoEvidence)
 	}
 	ev := a.first.Ev
+	if a.first.Measured != nil {
+		// A memory snapshot measured the holders: how thin the log text
+		// is says nothing about what is known.
+		return out
+	}
 	if len(ev.Frames) == 0 {
 		out = append(out, unknownNoFrames)
 	}
@@ -170,7 +176,7 @@ func logits(a assessment, cs []Culprit, w Weights) ([]scored, float64) {
 	var out []scored
 	for k := range cs {
 		if best[k].option < 0 {
-			if cs[k].excludes(a.kind) {
+			if cs[k].excludes(a.kind) || cs[k].excludesPhase(a.phase) {
 				continue
 			}
 			best[k].logit = w.prior(a.context, cs[k].ID)
@@ -264,6 +270,13 @@ func score(a assessment, cs []Culprit, w Weights) []Finding {
 	}
 	if len(guesses) > maxGuesses {
 		guesses = guesses[:maxGuesses]
+	}
+	if len(found) > 0 {
+		// A guess is never ranked, nor shown, above a finding with evidence.
+		floor := found[len(found)-1].Confidence
+		for i := range guesses {
+			guesses[i].Confidence = math.Min(guesses[i].Confidence, floor)
+		}
 	}
 	return append(found, guesses...)
 }

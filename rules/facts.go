@@ -5,6 +5,7 @@ import (
 
 	"github.com/oomdoc/oomdoc/models"
 	"github.com/oomdoc/oomdoc/parser"
+	"github.com/oomdoc/oomdoc/snapshot"
 )
 
 const (
@@ -44,13 +45,16 @@ type Facts struct {
 
 	// events on other ranks or devices, for cross-event rules
 	Others []parser.Event
+
+	// Measured is the memory snapshot read with the log, nil without one.
+	Measured *snapshot.Measured
 }
 
 // NewFacts derives the facts for event i of the input.
 func NewFacts(in Input, i int) *Facts {
 	res := in.Result
 	ev := &res.Events[i]
-	f := &Facts{Ev: ev, Res: res, Input: res.Input, Cat: in.Catalog}
+	f := &Facts{Ev: ev, Res: res, Input: res.Input, Cat: in.Catalog, Measured: in.Measured}
 	val := func(p *int64) int64 {
 		if p == nil {
 			return 0

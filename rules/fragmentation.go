@@ -29,6 +29,7 @@ func fragmentation() Culprit {
 		Recognise: "2.x: \"reserved by PyTorch but unallocated\" ≥ the requested size; 1.x: reserved − allocated ≥ the request. Large idle cache relative to the device.",
 		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing},
 		Signals: []Signal{
+			{Name: fragMeasured, Strength: EvidenceSignal, Start: 6.0, Doc: "a memory snapshot's largest free block is smaller than the request while its free blocks together would hold it"},
 			{Name: fragIdleLarge, Strength: EvidenceSignal, Start: 1.5, Doc: "reserved-but-unallocated ≥ the request and ≥ 10% of the device"},
 			{Name: fragIdleSmall, Strength: EvidenceSignal, Start: -0.5, Doc: "reserved-but-unallocated ≥ the request, but under 10% of the device"},
 			{Name: fragXLA, Strength: PriorSignal, Start: -0.5, Doc: "an XLA pool that grows on demand"},
@@ -49,6 +50,15 @@ func checkFragmentation(f *Facts) *Finding {
 		fd.Explanation = "With preallocation disabled (XLA_PYTHON_CLIENT_PREALLOCATE=false) or the platform allocator, XLA grows its pool on demand and can fail to find a contiguous block although enough memory is free in total."
 		fd.Decide = "whether XLA_PYTHON_CLIENT_PREALLOCATE / XLA_PYTHON_CLIENT_ALLOCATOR are set, and the jaxlib version"
 		fd.Evidence = append(fd.Evidence, f.EventLine())
+		return fd
+	}
+	if e, ok := f.measuredFragmentation(); ok {
+		fd := &Finding{Culprit: "fragmentation", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, HolderBytes: f.Measured.InactiveBytes}}
+		fd.fire(fragMeasured)
+		fd.Title = fmt.Sprintf("%s free in PyTorch's cache, but no block of %s (measured)", size(f.Measured.InactiveBytes), size(f.Requested))
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("largest free block %s < requested %s ≤ cached free %s", size(f.Measured.LargestFreeBlockBytes), size(f.Requested), size(f.Measured.InactiveBytes)))
+		fd.Explanation = "The memory snapshot shows enough free memory inside PyTorch's reserved segments for the request, split into blocks that are each too small. Expandable segments let a segment grow instead of leaving slivers."
+		fd.Evidence = append(fd.Evidence, e, f.EventLine())
 		return fd
 	}
 	if !f.UnallocKnown || f.Requested == 0 || f.Unallocated < f.Requested {

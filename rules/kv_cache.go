@@ -4,18 +4,21 @@ import (
 	"fmt"
 
 	"github.com/oomdoc/oomdoc/parser"
+	"github.com/oomdoc/oomdoc/snapshot"
 )
 
 // kvCache: the generation cache grows with context × batch, or is
 // preallocated to the model's maximum context.
 func kvCache() Culprit {
 	return Culprit{
-		ID:        "kv-cache",
-		Title:     "The generation KV cache: grows with context length × batch, or is preallocated to the maximum context",
-		Doc:       "Generation keeps the attention keys and values of every past token: 2 × layers × KV heads × head_dim × bytes per token, times the batch (and beams). It grows by that much for each generated token, or — with a static cache — is allocated up front for the maximum sequence length whatever the prompt's length.",
-		Recognise: "Frames in generate, a cache update or torch.cat of past keys/values, a static cache or setup_caches preallocating max_seq_len; long max_new_tokens / max_length.",
-		Excludes:  []string{parser.KindHostKill, parser.KindCPU},
+		ID:             "kv-cache",
+		Title:          "The generation KV cache: grows with context length × batch, or is preallocated to the maximum context",
+		Doc:            "Generation keeps the attention keys and values of every past token: 2 × layers × KV heads × head_dim × bytes per token, times the batch (and beams). It grows by that much for each generated token, or — with a static cache — is allocated up front for the maximum sequence length whatever the prompt's length.",
+		Recognise:      "Frames in generate, a cache update or torch.cat of past keys/values, a static cache or setup_caches preallocating max_seq_len; long max_new_tokens / max_length.",
+		Excludes:       []string{parser.KindHostKill, parser.KindCPU},
+		ExcludesPhases: []string{parser.PhaseLoad, parser.PhaseBackward, parser.PhaseOptimizer},
 		Signals: []Signal{
+			{Name: kvMeasured, Strength: EvidenceSignal, Start: 4.0, Doc: "a memory snapshot shows the KV cache holding at least 15% of the active memory"},
 			{Name: kvFrames, Strength: EvidenceSignal, Start: 2.0, Doc: "frames or lines that update or allocate the key/value cache"},
 			{Name: kvServing, Strength: PriorSignal, Start: 0.0, Doc: "a serving engine's admission error"},
 			{Name: kvGenerate, Strength: PriorSignal, Start: 0.3, Doc: "the failure is inside generate()"},
@@ -41,8 +44,11 @@ func kvCue() cue {
 func checkKVCache(f *Facts) *Finding {
 	ev := f.Ev
 	fd := &Finding{Culprit: "kv-cache", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Inference: true}}
-	if e, ok := f.Find(kvCue()); ok {
-		fd.fire(kvFrames)
+	measured := f.fireMeasured(fd, snapshot.KindKVCache, kvMeasured, 0.15)
+	if e, ok := f.Find(kvCue()); ok || measured {
+		if ok {
+			fd.fire(kvFrames)
+		}
 		fd.Evidence = append(fd.Evidence, e)
 		fd.Title = "The KV cache does not fit"
 		fd.Explanation = "The failing allocation is the attention key/value cache. Its size is 2 × layers × KV heads × head_dim × bytes per token, times the tokens it is sized for."

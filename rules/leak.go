@@ -13,11 +13,12 @@ import (
 // whose step count the log does not show.
 func leak() Culprit {
 	return Culprit{
-		ID:        "leak",
-		Title:     "Memory grows across iterations: tensors kept alive or graph history accumulated",
-		Doc:       "Something keeps tensors alive from one iteration to the next — a running loss summed without .item(), outputs or logits appended to a list, a retained graph, predictions concatenated on the device — so allocated memory rises every step until an ordinary allocation fails. torch.cuda.empty_cache() cannot free tensors that are still referenced.",
-		Recognise: "An OOM only after many steps or epochs; allocated figures growing across repeated OOMs; `total_loss += loss` without .item(), lists of outputs kept across iterations.",
-		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindMPS, parser.KindNCCL},
+		ID:             "leak",
+		Title:          "Memory grows across iterations: tensors kept alive or graph history accumulated",
+		Doc:            "Something keeps tensors alive from one iteration to the next — a running loss summed without .item(), outputs or logits appended to a list, a retained graph, predictions concatenated on the device — so allocated memory rises every step until an ordinary allocation fails. torch.cuda.empty_cache() cannot free tensors that are still referenced.",
+		Recognise:      "An OOM only after many steps or epochs; allocated figures growing across repeated OOMs; `total_loss += loss` without .item(), lists of outputs kept across iterations.",
+		Excludes:       []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindMPS, parser.KindNCCL},
+		ExcludesPhases: []string{parser.PhaseLoad},
 		Signals: []Signal{
 			{Name: leakEvalAccumulation, Strength: EvidenceSignal, Start: 2.0, Doc: "an evaluation loop concatenating every batch's predictions on the device"},
 			{Name: leakGrowth, Strength: EvidenceSignal, Start: 2.5, Doc: "allocated memory grows between repeated failures on one device"},

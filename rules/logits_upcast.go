@@ -12,11 +12,12 @@ import (
 // vocabulary × 4 bytes on a device that holds a model.
 func logitsUpcast() Culprit {
 	return Culprit{
-		ID:        "logits-upcast",
-		Title:     "Full-vocabulary logits (often upcast to float32) for every position",
-		Doc:       "The language-model head computes batch × positions × vocabulary scores. Many models upcast them to float32 for the softmax or the loss, and the loss makes further copies of the same size; with vocabularies of 150k–260k words this one tensor can outweigh a layer's activations. Only the last position's logits are needed to generate.",
-		Recognise: "Frames in lm_head, logits.float(), cross_entropy or log_softmax over a large vocabulary; a request ≈ batch × seq × vocab × 4 B.",
-		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL},
+		ID:             "logits-upcast",
+		Title:          "Full-vocabulary logits (often upcast to float32) for every position",
+		Doc:            "The language-model head computes batch × positions × vocabulary scores. Many models upcast them to float32 for the softmax or the loss, and the loss makes further copies of the same size; with vocabularies of 150k–260k words this one tensor can outweigh a layer's activations. Only the last position's logits are needed to generate.",
+		Recognise:      "Frames in lm_head, logits.float(), cross_entropy or log_softmax over a large vocabulary; a request ≈ batch × seq × vocab × 4 B.",
+		Excludes:       []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL},
+		ExcludesPhases: []string{parser.PhaseLoad},
 		Signals: []Signal{
 			{Name: logitsFrames, Strength: EvidenceSignal, Start: 1.5, Doc: "frames in lm_head, the logits' upcast or the loss over them"},
 			{Name: logitsTFShape, Strength: EvidenceSignal, Start: 1.5, Doc: "the failing tensor's last dimension is a model vocabulary"},

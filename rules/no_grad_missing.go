@@ -9,11 +9,12 @@ import "github.com/oomdoc/oomdoc/parser"
 // graphs and running out of memory.
 func noGradMissing() Culprit {
 	return Culprit{
-		ID:        "no-grad-missing",
-		Title:     "Evaluation or inference that records autograd graphs (no torch.no_grad / inference_mode)",
-		Doc:       "Without torch.no_grad() or torch.inference_mode(), every forward pass records the autograd graph and keeps its activations for a backward pass that never comes. In an evaluation loop inside a training program they pile up batch after batch; model.eval() does not switch this off (it only changes dropout and batch-norm).",
-		Recognise: "An OOM in validation/eval/predict code with no no_grad or inference_mode in sight; memory growing during evaluation only; pre-0.4 code relying on volatile=True.",
-		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindXLA, parser.KindTF},
+		ID:             "no-grad-missing",
+		Title:          "Evaluation or inference that records autograd graphs (no torch.no_grad / inference_mode)",
+		Doc:            "Without torch.no_grad() or torch.inference_mode(), every forward pass records the autograd graph and keeps its activations for a backward pass that never comes. In an evaluation loop inside a training program they pile up batch after batch; model.eval() does not switch this off (it only changes dropout and batch-norm).",
+		Recognise:      "An OOM in validation/eval/predict code with no no_grad or inference_mode in sight; memory growing during evaluation only; pre-0.4 code relying on volatile=True.",
+		Excludes:       []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindXLA, parser.KindTF},
+		ExcludesPhases: []string{parser.PhaseLoad, parser.PhaseBackward, parser.PhaseOptimizer},
 		Signals: []Signal{
 			{Name: noGradEvalInTraining, Strength: EvidenceSignal, Start: 1.2, Doc: "evaluation frames without no_grad in a program that also trains"},
 			{Name: noGradEvalFrames, Strength: EvidenceSignal, Start: 0.6, Doc: "evaluation or prediction frames with no no_grad / inference_mode in sight"},

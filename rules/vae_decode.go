@@ -10,11 +10,12 @@ import (
 // vaeDecode: a diffusion VAE decoding a large latent at high resolution.
 func vaeDecode() Culprit {
 	return Culprit{
-		ID:        "vae-decode",
-		Title:     "A diffusion VAE decoding a large latent at high resolution",
-		Doc:       "Decoding latents to pixels runs convolutions and attention at full image resolution; its peak grows with width × height (and frames, for video, and images per batch) and is often the largest spike of a generation. Tiled or sliced decoding processes the image in pieces.",
-		Recognise: "Frames in vae.decode / AutoencoderKL / decode_first_stage / upsampling blocks; \"vae: failed to allocate the compute buffer\"; the failure comes after sampling finished.",
-		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing},
+		ID:             "vae-decode",
+		Title:          "A diffusion VAE decoding a large latent at high resolution",
+		Doc:            "Decoding latents to pixels runs convolutions and attention at full image resolution; its peak grows with width × height (and frames, for video, and images per batch) and is often the largest spike of a generation. Tiled or sliced decoding processes the image in pieces.",
+		Recognise:      "Frames in vae.decode / AutoencoderKL / decode_first_stage / upsampling blocks; \"vae: failed to allocate the compute buffer\"; the failure comes after sampling finished.",
+		Excludes:       []string{parser.KindHostKill, parser.KindCPU, parser.KindServing},
+		ExcludesPhases: []string{parser.PhaseLoad, parser.PhaseBackward, parser.PhaseOptimizer},
 		Signals: []Signal{
 			{Name: vaeFrames, Strength: EvidenceSignal, Start: 2.5, Doc: "frames or lines in the VAE's decode"},
 			{Name: vaePhase, Strength: EvidenceSignal, Start: 1.0, Doc: "the parser places the failure in the decode phase"},

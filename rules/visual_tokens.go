@@ -13,11 +13,12 @@ import (
 // visual tokenizer's float32 softmax).
 func visualTokens() Culprit {
 	return Culprit{
-		ID:        "visual-tokens",
-		Title:     "Too many image/video tokens, or high-resolution vision-encoder temporaries",
-		Doc:       "A vision-language model turns every image into visual tokens whose number grows with the image's pixel count (and a video's frame count). The vision encoder's temporaries grow with them — for full-attention towers with their square — and a visual tokenizer's float32 softmax over its visual vocabulary costs tokens × vocabulary × 4 bytes. Capping the processor's resolution (max_pixels, image size) bounds all of it.",
-		Recognise: "Frames in a vision tower, visual tokenizer or merge_multimodal; a softmax over a visual vocabulary; an image being processed just before the failure; a request ≈ visual tokens × width × bytes.",
-		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing},
+		ID:             "visual-tokens",
+		Title:          "Too many image/video tokens, or high-resolution vision-encoder temporaries",
+		Doc:            "A vision-language model turns every image into visual tokens whose number grows with the image's pixel count (and a video's frame count). The vision encoder's temporaries grow with them — for full-attention towers with their square — and a visual tokenizer's float32 softmax over its visual vocabulary costs tokens × vocabulary × 4 bytes. Capping the processor's resolution (max_pixels, image size) bounds all of it.",
+		Recognise:      "Frames in a vision tower, visual tokenizer or merge_multimodal; a softmax over a visual vocabulary; an image being processed just before the failure; a request ≈ visual tokens × width × bytes.",
+		Excludes:       []string{parser.KindHostKill, parser.KindCPU, parser.KindServing},
+		ExcludesPhases: []string{parser.PhaseOptimizer},
 		Signals: []Signal{
 			{Name: visSoftmax, Strength: EvidenceSignal, Start: 3.0, Doc: "a softmax in the image path whose request factors exactly as tokens × a visual vocabulary × 4 B"},
 			{Name: visFrames, Strength: EvidenceSignal, Start: 1.5, Doc: "frames or nearby lines in the vision encoder or image processing"},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/oomdoc/oomdoc/parser"
+	"github.com/oomdoc/oomdoc/snapshot"
 )
 
 // Signals of weights-too-large.
@@ -35,6 +36,7 @@ func weightsTooLarge() Culprit {
 		Recognise: "A failure while loading (from_pretrained, .to(\"cuda\"), load_state_dict, accelerate's set_module_tensor_to_device), or params × bytes per parameter at or above the device's capacity. A small request on a device already ≈ full points the same way.",
 		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL},
 		Signals: []Signal{
+			{Name: weightsMeasured, Strength: EvidenceSignal, Start: 4.0, Doc: "a memory snapshot shows weights holding at least 60% of the active memory"},
 			{Name: weightsExceed, Strength: EvidenceSignal, Start: 3.0, Doc: "the known model's 16-bit weights are ≥ 95% of the device"},
 			{Name: weightsMost, Strength: EvidenceSignal, Start: 1.5, Doc: "the known model's 16-bit weights are 75–95% of the device"},
 			{Name: weightsDuringLoad, Strength: EvidenceSignal, Start: 1.0, Doc: "the arithmetic above, and the failure is while loading"},
@@ -59,6 +61,12 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 		fd.Model = f.Model.ID
 	}
 	load := ev.Phase == parser.PhaseLoad || f.loadingAfter()
+	if f.fireMeasured(fd, snapshot.KindWeights, weightsMeasured, 0.6) {
+		fd.Title = "The model's weights hold most of the device (measured)"
+		fd.Explanation = "The memory snapshot attributes most of the active memory to the weights: the steady state of the model itself leaves too little for the step that failed."
+		fd.Evidence = append(fd.Evidence, f.EventLine())
+		return fd
+	}
 	if f.Params > 0 && f.Capacity > 0 {
 		w16 := f.Params * 2
 		fd.Quantities.BytesPerParam, fd.Quantities.WeightBytes = 2, w16
