@@ -159,8 +159,11 @@ func (t *textWriter) undecided(rep advice.Report, ev *parser.Event) {
 		}
 	}
 	if len(rep.Capture) > 0 {
-		first, _, _ := strings.Cut(rep.Capture[0], "\n")
-		t.hang("  ", "    ", "Capture next: "+Safe(strings.TrimSuffix(first, ":"))+" (recipe below)")
+		first, recipe, _ := strings.Cut(rep.Capture[0], "\n")
+		if recipe != "" {
+			first = strings.TrimSuffix(first, ":") + " (recipe below)"
+		}
+		t.hang("  ", "    ", "Capture next: "+Safe(first))
 	}
 }
 
@@ -273,7 +276,7 @@ func (t *textWriter) failure(g eventGroup) {
 	if len(g.ranks) > 0 {
 		row("rank", joinRanks(g.ranks))
 	}
-	row("where", Safe(fmt.Sprintf("%s:%d", ev.Input, ev.Line)))
+	row("where", Safe(whereWords(ev.Input, ev.Line)))
 	if len(ev.Frames) > 0 {
 		f := ev.Frames[len(ev.Frames)-1]
 		row("frame", Safe(fmt.Sprintf("%s:%d in %s", shortPath(f.File), f.Line, f.Function)))
