@@ -369,7 +369,11 @@ func (t *textWriter) fixes(rep advice.Report) {
 	if n == 0 {
 		return
 	}
-	t.heading("Fixes, best first")
+	if rep.Decided {
+		t.heading("Fixes, best first")
+	} else {
+		t.heading("Fixes, if it is one of these culprits")
+	}
 	first, _ := firstFix(rep)
 	k := 0
 	for _, d := range rep.Diagnoses {
