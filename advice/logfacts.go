@@ -45,6 +45,7 @@ type logFacts struct {
 	visionFrames          *fact // the traceback runs through a vision-language model's code
 	memSummary            *fact
 	device                string // "cuda", "rocm", "xpu", "mps", "cpu", … of the failure
+	framework             string // the failure's framework ("pytorch", "jax", …)
 }
 
 var (
@@ -87,6 +88,9 @@ func truthy(v string) bool {
 // failing event.
 func readLogFacts(res *parser.Result, ev *parser.Event) logFacts {
 	var lf logFacts
+	if ev != nil {
+		lf.framework = ev.Framework
+	}
 	if ev != nil && ev.Device != nil {
 		lf.device = ev.Device.Type
 	}

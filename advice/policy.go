@@ -25,7 +25,7 @@ func (rep *Report) choose(lf *logFacts, top *rules.Facts) []Ineffective {
 			if r, ok := lf.ruledOut(fx.ID, top.Ev.Line); ok {
 				// The likeliest culprit's own fixes are always accounted for;
 				// others' only when the user tried them or following them harms.
-				if (r.tried || r.warn || di == 0) && !out[fx.ID] {
+				if r.fact != nil && (r.tried || r.warn || di == 0) && !out[fx.ID] {
 					out[fx.ID] = true
 					tried = append(tried, Ineffective{ID: fx.ID, Title: fx.Title, Why: r.words(), Event: d.Event, Line: r.fact.Line, Token: r.fact.Token, Tried: r.tried})
 				}
