@@ -36,3 +36,15 @@ func TestReferenceFirstScreens(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownModelIsSaid: a --model oomdoc cannot use is said on stderr,
+// and a known one is not.
+func TestUnknownModelIsSaid(t *testing.T) {
+	log := fixture("reference", "llava-1.5-13b-load-12gib.log")
+	if r := runWith(t, "", "--model", "foo/bar", log); !strings.Contains(r.stderr, "--model foo/bar is not in the model catalogue") || r.code != 0 {
+		t.Errorf("unknown --model: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := runWith(t, "", "--model", "llava-hf/llava-1.5-13b-hf", log); r.stderr != "" {
+		t.Errorf("known --model: stderr %q", r.stderr)
+	}
+}
