@@ -6,6 +6,7 @@
 package advice
 
 import (
+	"sort"
 	"strconv"
 
 	"github.com/oomdoc/oomdoc/parser"
@@ -173,7 +174,8 @@ func eventIndex(res *parser.Result, id string) int {
 }
 
 // Merge joins the reports of several inputs into one, numbering the events
-// across them so that ids stay unique.
+// across them so that ids stay unique; the diagnoses form one list ranked
+// by confidence across every input (spec/report-json.md).
 func Merge(reps []Report) Report {
 	if len(reps) == 1 {
 		return reps[0]
@@ -203,7 +205,12 @@ func Merge(reps []Report) Report {
 		}
 		out.Capture = append(out.Capture, r.Capture...)
 		out.Dropped += r.Dropped
+		out.Decided = out.Decided || r.Decided
+		if out.ShortBytes == nil {
+			out.ShortBytes = r.ShortBytes
+		}
 	}
+	sort.SliceStable(out.Diagnoses, func(i, j int) bool { return out.Diagnoses[i].Confidence > out.Diagnoses[j].Confidence })
 	return out
 }
 

@@ -341,3 +341,25 @@ func TestFixIDsAreUnique(t *testing.T) {
 		t.Errorf("only %d fix ids", len(seen))
 	}
 }
+
+// TestMergeRanksAcrossInputs: several inputs give one list of diagnoses,
+// ranked by confidence.
+func TestMergeRanksAcrossInputs(t *testing.T) {
+	var reps []Report
+	for _, id := range []string{"trn-021", "trn-007", "inf-035"} {
+		reps = append(reps, build(t, filepath.Join("..", "fixtures", "corpus", id+".log"), rules.Hints{}))
+	}
+	m := Merge(reps)
+	n := 0
+	for _, r := range reps {
+		n += len(r.Diagnoses)
+	}
+	if len(m.Diagnoses) != n || n < 2 {
+		t.Fatalf("merged %d diagnoses of %d", len(m.Diagnoses), n)
+	}
+	for i := 1; i < len(m.Diagnoses); i++ {
+		if m.Diagnoses[i].Confidence > m.Diagnoses[i-1].Confidence {
+			t.Errorf("diagnosis %d (%.2f) ranked below %d (%.2f)", i, m.Diagnoses[i].Confidence, i-1, m.Diagnoses[i-1].Confidence)
+		}
+	}
+}

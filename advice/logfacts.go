@@ -21,7 +21,6 @@ type fact struct {
 // kernel, the device family. A fix that one of them rules out is never
 // offered; the report says what the log shows instead.
 type logFacts struct {
-	input                 string
 	expandable            *fact // expandable_segments:True set before start
 	expandableInPython    *fact // set with os.environ inside the program
 	expandableUnsupported *fact // the platform ignores it
@@ -46,6 +45,7 @@ type logFacts struct {
 	visionFrames          *fact // the traceback runs through a vision-language model's code
 	memSummary            *fact
 	device                string // "cuda", "rocm", "xpu", "mps", "cpu", … of the failure
+	framework             string // the failure's framework ("pytorch", "jax", …)
 }
 
 var (
@@ -87,7 +87,10 @@ func truthy(v string) bool {
 // readLogFacts reads what is in place from the parsed context and the
 // failing event.
 func readLogFacts(res *parser.Result, ev *parser.Event) logFacts {
-	lf := logFacts{input: res.Input}
+	var lf logFacts
+	if ev != nil {
+		lf.framework = ev.Framework
+	}
 	if ev != nil && ev.Device != nil {
 		lf.device = ev.Device.Type
 	}

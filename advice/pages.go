@@ -163,16 +163,20 @@ func everyFixForm(culprit string) []Fix {
 	}
 	cat := models.Load()
 	var out []Fix
-	for _, ev := range samples {
-		res := &parser.Result{Events: []parser.Event{ev}, Context: parser.Context{Models: []parser.ModelRef{{ID: "llava-hf/llava-1.5-13b-hf"}}}}
-		if ev.Framework == "comfyui" {
-			res.Context.Notices = []parser.Notice{{ID: "comfyui"}}
-		}
-		f := rules.NewFacts(rules.Input{Result: res, Catalog: cat}, 0)
-		f.Capacity = 12 << 30
-		for _, variant := range []string{"", rules.VariantStaticCache, rules.VariantEvalAccumulate} {
-			c := &fixContext{fd: rules.Finding{Culprit: culprit, Variant: variant}, f: f, cat: cat, lf: &logFacts{soleProcess: &fact{}, cudaGraphs: &fact{}}}
-			out = append(out, fixesFor(c)...)
+	// Without a model first, so that pages show the general form; a
+	// catalogued model adds the fixes that need one (a smaller sibling).
+	for _, refs := range [][]parser.ModelRef{nil, {{ID: "llava-hf/llava-1.5-13b-hf"}}} {
+		for _, ev := range samples {
+			res := &parser.Result{Events: []parser.Event{ev}, Context: parser.Context{Models: refs}}
+			if ev.Framework == "comfyui" {
+				res.Context.Notices = []parser.Notice{{ID: "comfyui"}}
+			}
+			f := rules.NewFacts(rules.Input{Result: res, Catalog: cat}, 0)
+			f.Capacity = 12 << 30
+			for _, variant := range []string{"", rules.VariantStaticCache, rules.VariantEvalAccumulate} {
+				c := &fixContext{fd: rules.Finding{Culprit: culprit, Variant: variant}, f: f, cat: cat, lf: &logFacts{soleProcess: &fact{}, cudaGraphs: &fact{}}}
+				out = append(out, fixesFor(c)...)
+			}
 		}
 	}
 	return out

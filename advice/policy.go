@@ -30,7 +30,7 @@ func (rep *Report) choose(lf *logFacts, top *rules.Facts) []Ineffective {
 				// The likeliest culprit's and those with evidence are always
 				// accounted for; guesses' only when the user tried them or
 				// following them harms.
-				if (r.tried || r.warn || di == 0 || d.Basis == rules.BasisEvidence) && !out[fx.ID] {
+				if r.fact != nil && (r.tried || r.warn || di == 0 || d.Basis == rules.BasisEvidence) && !out[fx.ID] {
 					out[fx.ID] = true
 					tried = append(tried, Ineffective{ID: fx.ID, Title: fx.Title, Why: r.words(), Event: d.Event, Line: r.fact.Line, Token: r.fact.Token, Tried: r.tried})
 				}
@@ -71,7 +71,7 @@ func (rep *Report) triedElsewhere(base *fixContext, noted []Ineffective) []Ineff
 			if seen[fx.ID] {
 				continue
 			}
-			if r, ok := base.lf.ruledOut(fx.ID, base.f.Ev.Line); ok && r.tried {
+			if r, ok := base.lf.ruledOut(fx.ID, base.f.Ev.Line); ok && r.tried && r.fact != nil {
 				seen[fx.ID] = true
 				out = append(out, Ineffective{ID: fx.ID, Title: fx.Title, Why: r.words(), Event: base.f.Ev.ID, Line: r.fact.Line, Token: r.fact.Token, Tried: true})
 			}

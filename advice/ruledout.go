@@ -5,7 +5,7 @@ import "fmt"
 // A rule-out is what the log shows about one fix: the fact that makes it
 // pointless and what that means for this crash.
 type ruleOut struct {
-	fact  *fact
+	fact  *fact // nil when no line says it (the fix is then dropped without a word)
 	means string
 	tried bool // the user did it (as opposed to: it cannot apply here)
 	warn  bool // worth saying although not tried: following it would do harm
@@ -77,6 +77,10 @@ func (lf *logFacts) ruledOut(id string, evLine int) (ruleOut, bool) {
 		}
 		return notHere()
 	case "record-memory-history":
+		switch lf.framework {
+		case "jax", "tensorflow", "mlx", "ggml":
+			return ruleOut{means: "the snapshot recipe is PyTorch's"}, true // nothing to cite: not listed
+		}
 		if r, ok := notHere(); ok {
 			r.means = "the snapshot recipe is for CUDA"
 			return r, ok

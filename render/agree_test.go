@@ -3,35 +3,19 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"testing"
-
-	"github.com/oomdoc/oomdoc/advice"
-	"github.com/oomdoc/oomdoc/fixtures"
-	"github.com/oomdoc/oomdoc/models"
-	"github.com/oomdoc/oomdoc/parser"
-	"github.com/oomdoc/oomdoc/rules"
 )
 
 // TestFormatsShowTheSameFixes: text, Markdown and JSON list the same fix
 // ids in the same order for every fixture — advice decides, the
 // renderers only print.
 func TestFormatsShowTheSameFixes(t *testing.T) {
-	cat := models.Load()
 	reText := regexp.MustCompile(`(?m)^  \d+\. .*?\[([a-z0-9-]+)\]\s*$`)
 	reMD := regexp.MustCompile(`(?m)^\d+\. \*\*.*\(` + "`" + `([a-z0-9-]+)` + "`" + `, for`)
 	compared := 0
-	for _, path := range fixtures.Paths(filepath.Join("..", "fixtures")) {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, _ := parser.Parse(f, filepath.Base(path))
-		f.Close()
-		rep := advice.Build(rules.Input{Result: res, Catalog: cat})
+	for path, rep := range fixtureReports(t) {
 		var txt, md, js bytes.Buffer
 		if err := Text(&txt, rep, Options{Width: 1000}); err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,16 +22,8 @@ import (
 // cause, the hedge with what it could be; never "Most likely", and never
 // the raw message re-printed.
 func TestFirstScreenActs(t *testing.T) {
-	cat := models.Load()
 	var reports, fixes int
-	for _, path := range fixtures.Paths(filepath.Join("..", "fixtures")) {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, _ := parser.Parse(f, filepath.Base(path))
-		f.Close()
-		rep := advice.Build(rules.Input{Result: res, Catalog: cat})
+	for path, rep := range fixtureReports(t) {
 		if len(rep.Events) == 0 {
 			continue
 		}
@@ -90,4 +83,22 @@ func TestFirstScreenActs(t *testing.T) {
 		}
 	}
 	t.Logf("%d reports, %d with a decided cause and a fix", reports, fixes)
+}
+
+// fixtureReports yields the report of every fixture and corpus log.
+func fixtureReports(t *testing.T) iter.Seq2[string, advice.Report] {
+	cat := models.Load()
+	return func(yield func(string, advice.Report) bool) {
+		for _, path := range fixtures.Paths(filepath.Join("..", "fixtures")) {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, _ := parser.Parse(f, filepath.Base(path))
+			f.Close()
+			if !yield(path, advice.Build(rules.Input{Result: res, Catalog: cat})) {
+				return
+			}
+		}
+	}
 }

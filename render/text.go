@@ -14,10 +14,10 @@ import (
 	"github.com/oomdoc/oomdoc/snapshot"
 )
 
-// Text writes the terminal report: a one-line verdict, the failure, the
-// memory bar, the ranked culprits with their evidence and arithmetic, the
-// fixes with their savings, what will not help, what fits, and what to
-// capture next when the evidence is thin.
+// Text writes the terminal report: the first screen (first.go), then the
+// failure with its memory bar, the ranked culprits with their evidence and
+// arithmetic, the fixes with their savings, what will not help, what fits,
+// and what to capture next when the log does not decide the cause.
 func Text(w io.Writer, rep advice.Report, o Options) error {
 	bw := bufio.NewWriter(w)
 	t := &textWriter{w: bw, st: newStyles(w, o.Color), width: o.Width, snap: measuredFor(rep, o)}
@@ -122,92 +122,6 @@ func (t *textWriter) report(rep advice.Report) {
 	}
 }
 
-// firstScreen is what a terminal shows before it scrolls: the verdict with
-// its shortfall, where the message is (cited, not re-printed), the cause
-// with its confidence — or, when the log does not decide it, what the log
-// establishes, what it could be, what would decide and what to capture —
-// and the first fix with its saving and snippet.
-func (t *textWriter) firstScreen(rep advice.Report) {
-	ev := rep.Events[0]
-	t.hang("", "  ", t.st.verdict.Render("✗ "+verdictWords(&ev, rep.ShortBytes)))
-	if !rep.Decided {
-		t.undecided(rep, &ev)
-		return
-	}
-	d := rep.Diagnoses[0]
-	t.hang("  ", "    ", "Cause: "+t.st.culprit.Render(d.Culprit)+" "+t.st.conf.Render(fmt.Sprintf("(%.0f%%)", d.Confidence*100))+" — "+Safe(d.Title))
-	t.firstFix(rep)
-}
-
-// undecided is the first screen of a log that does not decide the cause.
-func (t *textWriter) undecided(rep advice.Report, ev *parser.Event) {
-	if len(rep.Diagnoses) == 0 {
-		t.para("  ", "Cause unknown: the log does not show what holds the memory.")
-	} else {
-		t.para("  ", "Cause not decided by this log.")
-	}
-	if figs := figureWords(ev); figs != "" {
-		t.hang("  ", "    ", "It shows: "+figs)
-	}
-	if len(rep.Diagnoses) > 0 {
-		var could []string
-		for i, d := range rep.Diagnoses {
-			if i == 3 {
-				break
-			}
-			could = append(could, fmt.Sprintf("%s (%.0f%%)", t.st.culprit.Render(d.Culprit), d.Confidence*100))
-		}
-		t.hang("  ", "    ", "Could be: "+strings.Join(could, ", "))
-		if dec := rep.Diagnoses[0].Decide; dec != "" {
-			t.hang("  ", "    ", "Would decide: "+Safe(dec))
-		}
-	}
-	if len(rep.Capture) > 0 {
-		first, _, _ := strings.Cut(rep.Capture[0], "\n")
-		t.hang("  ", "    ", "Capture next: "+Safe(strings.TrimSuffix(first, ":"))+" (recipe below)")
-	}
-}
-
-// firstFix shows the first fix the report offers, with its snippet.
-func (t *textWriter) firstFix(rep advice.Report) {
-	fx, ok := firstFix(rep)
-	if !ok {
-		return
-	}
-	t.line("")
-	t.hang("  ", "    ", fixLead(rep)+Safe(fx.Title)+t.st.good.Render(savingWords(fx)))
-	if fx.Saving != "" {
-		t.para("    ", Safe(fx.Saving))
-	}
-	if fx.Snippet != "" {
-		t.block("    ", Safe(fx.Snippet), t.st.code.Render)
-	}
-}
-
-// fixLead introduces the first fix, naming its culprit when it is not the
-// likeliest one (whose own fixes the log rules out).
-func fixLead(rep advice.Report) string {
-	for _, d := range rep.Diagnoses {
-		if len(d.Fixes) > 0 {
-			if d.Culprit != rep.Diagnoses[0].Culprit {
-				return "Fix (for " + d.Culprit + "): "
-			}
-			break
-		}
-	}
-	return "Fix: "
-}
-
-// firstFix is the report's first fix, if any.
-func firstFix(rep advice.Report) (advice.Fix, bool) {
-	for _, d := range rep.Diagnoses {
-		if len(d.Fixes) > 0 {
-			return d.Fixes[0], true
-		}
-	}
-	return advice.Fix{}, false
-}
-
 // an eventGroup is one failure as printed by one or more ranks.
 type eventGroup struct {
 	ev    parser.Event
@@ -277,7 +191,7 @@ func (t *textWriter) failure(g eventGroup) {
 	if len(g.ranks) > 0 {
 		row("rank", joinRanks(g.ranks))
 	}
-	row("where", Safe(fmt.Sprintf("%s:%d", ev.Input, ev.Line)))
+	row("where", Safe(whereWords(ev.Input, ev.Line)))
 	if len(ev.Frames) > 0 {
 		f := ev.Frames[len(ev.Frames)-1]
 		row("frame", Safe(fmt.Sprintf("%s:%d in %s", shortPath(f.File), f.Line, f.Function)))
@@ -370,7 +284,11 @@ func (t *textWriter) fixes(rep advice.Report) {
 	if n == 0 {
 		return
 	}
-	t.heading("Fixes, best first")
+	if rep.Decided {
+		t.heading("Fixes, best first")
+	} else {
+		t.heading("Fixes, if it is one of these culprits")
+	}
 	first, _ := firstFix(rep)
 	k := 0
 	for _, d := range rep.Diagnoses {

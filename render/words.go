@@ -71,3 +71,15 @@ func figureWords(ev *parser.Event) string {
 	}
 	return strings.Join(parts, " · ")
 }
+
+// whereWords locates a line so that it can be opened: "crash.log:25";
+// standard input and a notebook's extracted outputs have no such path.
+func whereWords(input string, line int) string {
+	switch {
+	case input == "-":
+		return fmt.Sprintf("line %d of standard input", line)
+	case strings.HasSuffix(input, ".ipynb"):
+		return fmt.Sprintf("%s, line %d of its cell outputs", input, line)
+	}
+	return fmt.Sprintf("%s:%d", input, line)
+}

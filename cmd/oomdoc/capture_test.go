@@ -89,7 +89,7 @@ func TestSnapshotOnStdin(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	got := strings.ReplaceAll(r.stdout, "memory snapshot -,", "memory snapshot fragmented.pickle,")
-	got = strings.ReplaceAll(got, "where     -:0", "where     "+fixture("snapshots", "fragmented.pickle")+":0")
+	got = strings.ReplaceAll(got, "where     line 0 of standard input", "where     "+fixture("snapshots", "fragmented.pickle")+":0")
 	if got != want.stdout {
 		t.Errorf("stdin report differs from the file's:\n%s\n---\n%s", r.stdout, want.stdout)
 	}

@@ -85,6 +85,7 @@ func (f *ReportFlags) write(env *Env, out io.Writer, reps []advice.Report) error
 	if f.Format == render.FormatJSON {
 		reps = []advice.Report{advice.Merge(reps)}
 	}
+	f.warnUnknownModel(env)
 	opts := f.options(env, out)
 	opts.Measured = f.measured
 	dst := out
@@ -102,6 +103,23 @@ func (f *ReportFlags) write(env *Env, out io.Writer, reps []advice.Report) error
 		return &exitError{code: exitWriteError, err: err}
 	}
 	return nil
+}
+
+// warnUnknownModel says on stderr when --model names a model oomdoc can
+// neither find in its catalogue nor size from its name: the report then
+// cannot use it, and silence would read as if it had.
+func (f *ReportFlags) warnUnknownModel(env *Env) {
+	id := strings.TrimSpace(f.Model)
+	if id == "" {
+		return
+	}
+	if _, ok := models.Load().Lookup(id); ok {
+		return
+	}
+	if _, ok := models.ParamsFromName(id); ok {
+		return
+	}
+	fmt.Fprintf(env.Stderr, "oomdoc: --model %s is not in the model catalogue and its name gives no parameter count; the report does not use it\n", render.Safe(id))
 }
 
 // render writes every report to out.
