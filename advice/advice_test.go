@@ -75,7 +75,7 @@ func TestLLaVAReference(t *testing.T) {
 	t.Run("with --model", func(t *testing.T) {
 		rep := build(t, path, rules.Hints{Model: "llava-hf/llava-1.5-13b-hf"})
 		d := rep.Diagnoses[0]
-		if d.Culprit != "weights-too-large" || !strings.Contains(strings.Join(d.Arithmetic, " "), "13.35B params × 2 B (16-bit) ≈ 26.7 GB") {
+		if d.Culprit != "weights-too-large" || !strings.Contains(strings.Join(d.Arithmetic, " "), "13.35B params × 2 B (16-bit) ≈ 24.87 GiB") {
 			t.Fatalf("first diagnosis: %s %v", d.Culprit, d.Arithmetic)
 		}
 		fx := d.Fixes[0]

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/oomdoc/oomdoc/parser"
 )
@@ -242,6 +243,8 @@ func score(a assessment, cs []Culprit, w Weights) []Finding {
 			}
 		}
 		fd.Confidence = math.Round(fd.Confidence*100) / 100
+		dev := deviceType(a.first.Ev)
+		fd.Decide, fd.Capture = deviceSpelling(fd.Decide, dev), deviceSpelling(fd.Capture, dev)
 		if fd.Basis == BasisEvidence {
 			found = append(found, fd)
 		} else if fd.Confidence >= 0.01 {
@@ -342,4 +345,23 @@ func dedupeEvidence(es []Evidence) []Evidence {
 		out = append(out, e)
 	}
 	return out
+}
+
+// deviceType is the failing device's type ("cuda", "xpu", "mps"), "" when
+// the event names none.
+func deviceType(ev *parser.Event) string {
+	if ev.Device == nil {
+		return ""
+	}
+	return ev.Device.Type
+}
+
+// deviceSpelling writes torch.cuda calls for the device that failed: an
+// XPU or an Apple GPU has torch.xpu and torch.mps.
+func deviceSpelling(text, device string) string {
+	switch device {
+	case "xpu", "mps":
+		return strings.ReplaceAll(text, "torch.cuda.", "torch."+device+".")
+	}
+	return text
 }

@@ -228,13 +228,58 @@ func (f *Facts) EventLine() Evidence {
 	return Evidence{Input: f.Input, Line: f.Ev.Line, Text: clip(f.Ev.Message, 240)}
 }
 
+// hasAny reports whether s holds one of the cue words. A word that is a
+// whole identifier ("backward", "loss") must stand as one in s — not as
+// part of "_backward_hooks" or "lossy" — so a call matches with or without
+// its parentheses and a dotted name or path matches by its parts; a word
+// with punctuation or an open end ("key.transpose", "train_", "vllm/")
+// matches as written.
 func hasAny(s string, ws []string) bool {
 	for _, w := range ws {
-		if strings.Contains(s, w) {
+		if isIdentifier(w) {
+			if hasIdentifier(s, w) {
+				return true
+			}
+		} else if strings.Contains(s, w) {
 			return true
 		}
 	}
 	return false
+}
+
+// isIdentifier reports whether w is a whole identifier: letters and
+// digits, with underscores only between them.
+func isIdentifier(w string) bool {
+	if w == "" || w[0] == '_' || w[len(w)-1] == '_' {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if !identByte(w[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func identByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// hasIdentifier reports whether w occurs in s with no identifier byte on
+// either side.
+func hasIdentifier(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if (j == 0 || !identByte(s[j-1])) && (end == len(s) || !identByte(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 func clip(s string, n int) string {

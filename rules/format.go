@@ -10,11 +10,6 @@ import (
 // size renders bytes as PyTorch prints them ("576.00 MiB").
 func size(n int64) string { return parser.FormatSize(n) }
 
-// gb renders bytes as decimal gigabytes ("26.7 GB"), the unit model cards use.
-func gb(n int64) string {
-	return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + " GB"
-}
-
 // billions renders a parameter count ("13.35B").
 func billions(n int64) string {
 	return strconv.FormatFloat(float64(n)/1e9, 'f', 2, 64) + "B"

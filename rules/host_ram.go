@@ -44,7 +44,7 @@ func checkHostRAM(f *Facts) *Finding {
 		fd.Title = "The CPU allocator could not get host memory"
 		if f.Requested > 0 {
 			fd.Title = fmt.Sprintf("One %s host allocation failed", size(f.Requested))
-			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("requested %s (%s) of host RAM in one piece", size(f.Requested), gb(f.Requested)))
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("requested %s of host RAM in one piece", size(f.Requested)))
 		}
 		fd.Explanation = "This is host RAM, not the GPU: a tensor on the CPU (loading a checkpoint, moving a model or a full-graph batch to CPU, building a large array) asked for more than the machine — or its container's limit — can give."
 	case parser.KindHostKill:

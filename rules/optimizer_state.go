@@ -58,7 +58,7 @@ func checkOptimizerState(f *Facts) *Finding {
 	fd.Explanation = "Adam and AdamW allocate exp_avg and exp_avg_sq — two float32 tensors the size of every trainable parameter — on the first optimizer.step(). For full fine-tuning that is 8 bytes per parameter on top of weights and gradients."
 	if f.Params > 0 {
 		fd.Quantities.WeightBytes = f.Params * 8
-		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("Adam state ≈ %s params × 8 B = %s", billions(f.Params), gb(f.Params*8)))
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("Adam state ≈ %s params × 8 B = %s", billions(f.Params), size(f.Params*8)))
 	}
 	return fd
 }

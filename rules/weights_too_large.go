@@ -70,7 +70,7 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 	if f.Params > 0 && f.Capacity > 0 {
 		w16 := f.Params * 2
 		fd.Quantities.BytesPerParam, fd.Quantities.WeightBytes = 2, w16
-		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s params × 2 B (16-bit) ≈ %s (%s) against %s of capacity", billions(f.Params), gb(w16), size(w16), size(f.Capacity)))
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s params × 2 B (16-bit) ≈ %s against %s of capacity", billions(f.Params), size(w16), size(f.Capacity)))
 		fd.Evidence = append(fd.Evidence, f.ModelFrom)
 		switch {
 		case w16 >= f.Capacity*95/100:
@@ -78,8 +78,8 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 			if load {
 				fd.fire(weightsDuringLoad)
 			}
-			fd.Title = fmt.Sprintf("%s of 16-bit weights cannot fit %s", gb(w16), size(f.Capacity))
-			fd.Explanation = fmt.Sprintf("At 2 bytes per parameter the %s-parameter model needs about %s for its weights alone, more than the device's %s. No batch size, cache setting or allocator option changes that; the weights must shrink (quantisation), be split across devices, or be offloaded.", billions(f.Params), gb(w16), size(f.Capacity))
+			fd.Title = fmt.Sprintf("%s of 16-bit weights cannot fit %s", size(w16), size(f.Capacity))
+			fd.Explanation = fmt.Sprintf("At 2 bytes per parameter the %s-parameter model needs about %s for its weights alone, more than the device's %s. No batch size, cache setting or allocator option changes that; the weights must shrink (quantisation), be split across devices, or be offloaded.", billions(f.Params), size(w16), size(f.Capacity))
 			fd.Quantities.ShortfallBytes = w16 - f.Capacity
 		case w16 >= f.Capacity*75/100:
 			fd.fire(weightsMost)
@@ -87,7 +87,7 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 				fd.fire(weightsDuringLoad)
 			}
 			fd.Title = fmt.Sprintf("16-bit weights take %s of the device", pct(w16, f.Capacity))
-			fd.Explanation = fmt.Sprintf("The weights (about %s) leave only %s for activations, the KV cache and the CUDA context, which is rarely enough.", gb(w16), size(f.Capacity-w16))
+			fd.Explanation = fmt.Sprintf("The weights (about %s) leave only %s for activations, the KV cache and the CUDA context, which is rarely enough.", size(w16), size(f.Capacity-w16))
 		default:
 			if !load {
 				return nil
@@ -96,7 +96,7 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 			// another reason (a float32 load, or the device already held).
 			fd.fire(weightsLoadFits)
 			fd.Title = "Out of memory while loading weights that fit at 16-bit"
-			fd.Explanation = fmt.Sprintf("16-bit weights (about %s) would fit the device's %s, yet loading failed: the weights are being loaded at a larger dtype, or something else already holds the device.", gb(w16), size(f.Capacity))
+			fd.Explanation = fmt.Sprintf("16-bit weights (about %s) would fit the device's %s, yet loading failed: the weights are being loaded at a larger dtype, or something else already holds the device.", size(w16), size(f.Capacity))
 			fd.Decide = "the dtype the weights were loaded in, and what the device held before loading"
 		}
 		fd.Evidence = append(fd.Evidence, f.EventLine())

@@ -76,7 +76,7 @@ func checkWeightsWrongDtype(f *Facts) *Finding {
 			} else {
 				fd.fire(dtypeFitsAt16)
 			}
-			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s params × 4 B = %s does not fit %s; × 2 B = %s would", billions(f.Params), gb(f.Params*4), size(f.Capacity), gb(f.Params*2)))
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s params × 4 B = %s does not fit %s; × 2 B = %s would", billions(f.Params), size(f.Params*4), size(f.Capacity), size(f.Params*2)))
 			fd.Quantities.BytesPerParam = 4
 			fd.Quantities.WeightBytes = f.Params * 4
 			fd.Evidence = append(fd.Evidence, f.ModelFrom, f.EventLine())
@@ -88,7 +88,7 @@ func checkWeightsWrongDtype(f *Facts) *Finding {
 	fd.Title = "The weights are float32: twice the memory of the checkpoint's 16-bit dtype"
 	fd.Explanation = "Loading without a dtype gives float32 on transformers ≤ 4.57 and in plain PyTorch; --dtype float does the same in vLLM. Each parameter then takes 4 bytes instead of 2."
 	if f.Params > 0 {
-		fd.Explanation += fmt.Sprintf(" For %s parameters that is %s instead of %s.", billions(f.Params), gb(f.Params*4), gb(f.Params*2))
+		fd.Explanation += fmt.Sprintf(" For %s parameters that is %s instead of %s.", billions(f.Params), size(f.Params*4), size(f.Params*2))
 		fd.Quantities.WeightBytes = f.Params * 4
 	}
 	return fd
