@@ -142,9 +142,25 @@ type scanner struct {
 	tentative *Event          // the last tentative failure (see Event.tentative)
 }
 
+// A ringLine is one recent line. Its text and progress counters are read
+// at most once, when the first failure after it needs them, so that the
+// work per line stays bounded however many failures follow it.
 type ringLine struct {
-	no  int
-	buf []byte
+	no          int
+	buf         []byte
+	ready       bool   // text, epoch and step are read
+	text        string // the line with escapes and prefixes stripped
+	epoch, step *int64
+}
+
+// prepare reads a ring line's text and progress counters once.
+func (r *ringLine) prepare() {
+	if r.ready {
+		return
+	}
+	r.text = stripPrefixes(toText(stripANSI(r.buf))).text
+	r.epoch, r.step = progressIn(r.text)
+	r.ready = true
 }
 
 // pending is a failure whose message may continue on the next lines.
@@ -213,7 +229,7 @@ func (s *scanner) segment(seg []byte, no int) {
 func (s *scanner) remember(seg []byte, no int) {
 	r := &s.ring[s.ringNext]
 	s.ringNext = (s.ringNext + 1) % ringSize
-	r.no = no
+	r.no, r.ready, r.text, r.epoch, r.step = no, false, "", nil, nil
 	if len(seg) > 1024 {
 		seg = seg[:1024]
 	}
@@ -423,6 +439,9 @@ func (s *scanner) close(stream string) {
 	delete(s.pending, stream)
 	ev := p.ev
 	ev.Message = clip(p.msg.String(), maxMessage)
+	if s.sameAsRecent(ev, p.m) {
+		return
+	}
 	p.m.fill(ev, ev.Message)
 	if ev.Kind == "" {
 		ev.Kind = p.m.kind
@@ -441,7 +460,19 @@ func (s *scanner) close(stream string) {
 	if ev.engine != "" {
 		ev.Framework = ev.engine // the process that printed it runs a serving engine
 	}
-	if len(s.events) >= MaxEvents && !s.repeats(ev) {
+	// A repeat of a recent failure (a retry loop, a server logging every
+	// failed request) is merged before any per-event work.
+	if prev := s.repeatOf(ev); prev != nil {
+		if prev.Phase == PhaseUnknown || len(prev.Frames) == 0 {
+			s.attachContext(ev) // the repeat may still tell the phase
+			ev.Phase = phaseOf(ev)
+		} else {
+			s.scanRing(ev.Line)
+		}
+		mergeInto(prev, ev)
+		return
+	}
+	if len(s.events) >= MaxEvents {
 		s.res.Dropped++ // past the limit: counted, not read further
 		return
 	}
@@ -450,42 +481,74 @@ func (s *scanner) close(stream string) {
 	s.add(ev)
 }
 
-// repeats reports whether ev is a repeat of one of the last events kept.
-func (s *scanner) repeats(ev *Event) bool {
+// sameAsRecent handles the commonest repeat at the least cost: the very
+// message of a recent event of the same family on the same rank, whose
+// phase and frames are known. It is merged before its figures are read.
+func (s *scanner) sameAsRecent(ev *Event, m *failureMatcher) bool {
 	for k := len(s.events) - 1; k >= 0 && k >= len(s.events)-8; k-- {
-		if sameFailure(s.events[k], ev) {
-			return true
+		prev := s.events[k]
+		if prev.Message != ev.Message || prev.Detection == nil || prev.Detection.Family != m.name || !sameRank(prev.Rank, ev.Rank) {
+			continue
 		}
+		if prev.Phase == PhaseUnknown || len(prev.Frames) == 0 || prev.Exception == "" && ev.Exception != "" || prev.Rank == nil && ev.Rank != nil {
+			return false // the repeat may add something: take the full path
+		}
+		s.scanRing(ev.Line)
+		return true
 	}
 	return false
 }
 
-// attachContext quotes the lines before the event and reads the ring of
-// recent lines for context facts (once per line).
+// repeatOf returns the recent event that ev repeats, or nil.
+func (s *scanner) repeatOf(ev *Event) *Event {
+	for k := len(s.events) - 1; k >= 0 && k >= len(s.events)-8; k-- {
+		if sameFailure(s.events[k], ev) {
+			return s.events[k]
+		}
+	}
+	return nil
+}
+
+// scanRing reads the context facts of the ring lines before line that were
+// not read yet (each line once).
+func (s *scanner) scanRing(line int) {
+	if len(s.events) >= MaxEvents || line <= s.scanned {
+		return
+	}
+	for k := ringSize; k >= 1; k-- {
+		r := &s.ring[(s.ringNext-k+2*ringSize)%ringSize]
+		if r.no == 0 || r.no >= line || r.no <= s.scanned {
+			continue
+		}
+		r.prepare()
+		s.ctxScan.scan(r.text, r.no)
+	}
+	s.scanned = line
+}
+
+// attachContext quotes the lines before the event, finds the last progress
+// counter and reads the ring of recent lines for context facts. Each ring
+// line is prepared once, however many failures follow it.
 func (s *scanner) attachContext(ev *Event) {
 	var lines []Span
 	var epoch, step *int64
 	progressLine := 0
+	s.scanRing(ev.Line)
 	for k := 1; k <= ringSize; k++ {
 		r := &s.ring[(s.ringNext-k+2*ringSize)%ringSize]
 		if r.no == 0 || r.no >= ev.Line {
 			continue
 		}
-		text := stripPrefixes(toText(stripANSI(r.buf))).text
-		if len(lines) < contextLinesKept && strings.TrimSpace(text) != "" && !inFrames(ev.Frames, r.no) {
-			lines = append(lines, Span{Line: r.no, Text: clip(strings.TrimSpace(text), 300)})
+		if len(lines) >= contextLinesKept && (epoch != nil || step != nil) {
+			break
 		}
-		if epoch == nil && step == nil {
-			if e, st := progressIn(text); e != nil || st != nil {
-				epoch, step, progressLine = e, st, r.no
-			}
+		r.prepare()
+		if len(lines) < contextLinesKept && strings.TrimSpace(r.text) != "" && !inFrames(ev.Frames, r.no) {
+			lines = append(lines, Span{Line: r.no, Text: clip(strings.TrimSpace(r.text), 300)})
 		}
-		if r.no > s.scanned && len(s.events) < MaxEvents {
-			s.ctxScan.scan(text, r.no)
+		if epoch == nil && step == nil && (r.epoch != nil || r.step != nil) {
+			epoch, step, progressLine = r.epoch, r.step, r.no
 		}
-	}
-	if len(s.events) < MaxEvents {
-		s.scanned = max(s.scanned, ev.Line)
 	}
 	for i, j := 0, len(lines)-1; i < j; i, j = i+1, j-1 {
 		lines[i], lines[j] = lines[j], lines[i]
