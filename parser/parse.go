@@ -140,6 +140,8 @@ type scanner struct {
 	t         *tables         // matchers and prefilter, built once per process
 	quiet     map[string]bool // line shapes that matched no failure
 	tentative *Event          // the last tentative failure (see Event.tentative)
+	quietRaw  map[uint64]bool // raw line shapes known to hold no failure
+	rawShape  uint64          // the current line's raw shape, 0 when not computed
 }
 
 // A ringLine is one recent line. Its text and progress counters are read
@@ -175,12 +177,13 @@ type pending struct {
 func newScanner(name string) *scanner {
 	res := &Result{Input: name}
 	return &scanner{
-		res:     res,
-		tbs:     map[string]*traceback{},
-		pending: map[string]*pending{},
-		ctxScan: newContextScanner(&res.Context),
-		t:       parserTables(),
-		quiet:   map[string]bool{},
+		res:      res,
+		tbs:      map[string]*traceback{},
+		pending:  map[string]*pending{},
+		ctxScan:  newContextScanner(&res.Context),
+		t:        parserTables(),
+		quiet:    map[string]bool{},
+		quietRaw: map[uint64]bool{},
 	}
 }
 
@@ -206,8 +209,19 @@ func (s *scanner) physical(line []byte, no int) {
 
 func (s *scanner) segment(seg []byte, no int) {
 	s.remember(seg, no)
-	if no > headLines && s.hot == 0 && len(s.pending) == 0 && !s.gate(seg) {
-		return
+	if no > headLines && s.hot == 0 && len(s.pending) == 0 {
+		if !s.gate(seg) {
+			return
+		}
+		// A line of a template seen before without a failure, outside any
+		// traceback or message (a logger's step line that prints memory
+		// figures), is known quiet before its prefixes are read.
+		s.rawShape = rawShapeOf(seg)
+		if s.quietRaw[s.rawShape] {
+			return
+		}
+	} else {
+		s.rawShape = 0
 	}
 	if s.hot > 0 {
 		s.hot--
@@ -298,7 +312,27 @@ func (s *scanner) line(raw string, st stripped, no int) {
 	if len(s.quiet) < 4096 {
 		s.quiet[shape] = true
 	}
+	if s.rawShape != 0 && !digitSensitive(text) && !noticeWorthy(text) && len(s.quietRaw) < 4096 {
+		s.quietRaw[s.rawShape] = true
+	}
 	s.notice(text, no)
+}
+
+// rawShapeOf hashes a physical line with its digits left out (FNV-1a over
+// its first 512 bytes): lines printed from one template share it.
+func rawShapeOf(b []byte) uint64 {
+	if len(b) > 512 {
+		b = b[:512]
+	}
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		if c >= '0' && c <= '9' {
+			continue
+		}
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h | 1 // never 0, which means "not computed"
 }
 
 // lineShape is a line with its digits removed: lines printed from one
@@ -326,9 +360,15 @@ func digitSensitive(text string) bool {
 // notice records the non-fatal memory lines that must never become events
 // even after the head of the log.
 func (s *scanner) notice(text string, no int) {
-	if no > s.scanned && (strings.Contains(text, "memory allocation failed with OOM") || strings.Contains(text, "OutOfResources") || strings.Contains(text, "out of resource:") || strings.Contains(text, "freed_by_count")) {
+	if no > s.scanned && noticeWorthy(text) {
 		s.ctxScan.scan(text, no)
 	}
+}
+
+// noticeWorthy reports whether a line is one of the non-fatal memory
+// notices read anywhere in a log.
+func noticeWorthy(text string) bool {
+	return strings.Contains(text, "memory allocation failed with OOM") || strings.Contains(text, "OutOfResources") || strings.Contains(text, "out of resource:") || strings.Contains(text, "freed_by_count")
 }
 
 func containsAny(s string, subs []string) bool {

@@ -32,7 +32,7 @@ type tables struct {
 	matchers []failureMatcher
 	keys     []string   // the block keys, derived from the matchers' anchors
 	groups   []keyGroup // keys grouped by a shared pivot byte, one pass per group
-	gate     [][]byte   // keys and traceback keys: the per-line gate
+	tbKeys   [][]byte   // traceback keys: with the groups, the per-line gate
 }
 
 // parserTables builds the tables on first use; regexps are compiled once
@@ -45,8 +45,8 @@ var parserTables = sync.OnceValue(func() *tables {
 	}
 	t.keys = deriveKeys(anchors, coverKeys())
 	t.groups = groupKeys(t.keys)
-	for _, k := range append(append([]string{}, t.keys...), tracebackKeys()...) {
-		t.gate = append(t.gate, []byte(k))
+	for _, k := range tracebackKeys() {
+		t.tbKeys = append(t.tbKeys, []byte(k))
 	}
 	return t
 })
@@ -182,7 +182,12 @@ func groupKeys(keys []string) []keyGroup {
 // pattern runs: it lets through lines that could start or belong to a
 // failure or a traceback.
 func (s *scanner) gate(b []byte) bool {
-	for _, a := range s.t.gate {
+	for _, g := range s.t.groups {
+		if indexGroup(b, g) >= 0 {
+			return true
+		}
+	}
+	for _, a := range s.t.tbKeys {
 		if bytes.Contains(b, a) {
 			return true
 		}
