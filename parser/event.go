@@ -131,6 +131,7 @@ type Event struct {
 
 	stream    string    // the prefix stream the event was read from
 	tentative bool      // kept only when it ends the log and nothing else failed
+	endLine   int       // the last line of the message
 	engine    string    // the serving engine named by the line's prefix, if any
 	progress  *Progress // the last progress counter before the event
 }

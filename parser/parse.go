@@ -141,7 +141,11 @@ type scanner struct {
 	quiet     map[string]bool // line shapes that matched no failure
 	tentative *Event          // the last tentative failure (see Event.tentative)
 	quietRaw  map[uint64]bool // raw line shapes known to hold no failure
-	rawShape  uint64          // the current line's raw shape, 0 when not computed
+	followEv  *Event          // the last event kept, whose following lines are quoted
+	follow    int             // physical lines still to read in full for followEv
+	curNo     int             // the line being read, and its text
+	curText   string
+	rawShape  uint64 // the current line's raw shape, 0 when not computed
 }
 
 // A ringLine is one recent line. Its text and progress counters are read
@@ -209,6 +213,11 @@ func (s *scanner) physical(line []byte, no int) {
 
 func (s *scanner) segment(seg []byte, no int) {
 	s.remember(seg, no)
+	s.curNo, s.curText = no, ""
+	if s.followEv != nil && s.follow > 0 && no > s.followEv.endLine && len(s.followEv.Following) < followingKept {
+		s.curText = strings.TrimSpace(stripPrefixes(toText(stripANSI(seg))).text)
+		s.quoteFollowing(no, s.curText)
+	}
 	if no > headLines && s.hot == 0 && len(s.pending) == 0 {
 		if !s.gate(seg) {
 			return
@@ -385,6 +394,7 @@ var reExcBefore = regexp.MustCompile(`([A-Za-z_][\w.]*(?:Error|Exception|Exhaust
 
 // open starts an event at the failure text found on a line.
 func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, start, no int, tb *traceback, words []string) {
+	s.stopFollowing(no)
 	before := text[:start]
 	ev := &Event{Input: s.res.Input, Line: no, Rank: st.rank, Kind: m.kind, stream: st.stream, engine: engineOf(st.stream, raw)}
 	if words != nil {
@@ -479,6 +489,7 @@ func (s *scanner) close(stream string) {
 	delete(s.pending, stream)
 	ev := p.ev
 	ev.Message = clip(p.msg.String(), maxMessage)
+	ev.endLine = p.lastNo
 	if s.sameAsRecent(ev, p.m) {
 		return
 	}
@@ -622,6 +633,7 @@ func (s *scanner) add(ev *Event) {
 		}
 		if wrapped(ev, prev) {
 			s.events[k] = ev // the exact report supersedes the wrapper's words
+			s.startFollowing(ev)
 			return
 		}
 	}
@@ -630,6 +642,44 @@ func (s *scanner) add(ev *Event) {
 		return
 	}
 	s.events = append(s.events, ev)
+	s.startFollowing(ev)
+}
+
+// followingKept is how many lines after a failure an Event quotes.
+const followingKept = 32
+
+// startFollowing makes ev the event whose following lines are quoted; the
+// next followingKept lines are read in full, in a fast read as in a full
+// one. The line being read, if it is past the message, is the first.
+func (s *scanner) startFollowing(ev *Event) {
+	s.followEv, s.follow = ev, followingKept
+	if s.curNo > ev.endLine && s.curText != "" {
+		s.quoteFollowing(s.curNo, s.curText)
+	}
+}
+
+// quoteFollowing adds a non-empty line to the followed event's quote.
+func (s *scanner) quoteFollowing(no int, text string) {
+	ev := s.followEv
+	if text == "" || len(ev.Following) >= followingKept {
+		return
+	}
+	if n := len(ev.Following); n > 0 && ev.Following[n-1].Line == no {
+		ev.Following[n-1].Text = clip(ev.Following[n-1].Text+" "+text, 300) // a \r-split line
+		return
+	}
+	ev.Following = append(ev.Following, Span{Line: no, Text: clip(text, 300)})
+}
+
+// stopFollowing ends the quote of the followed event where a new failure
+// starts: the lines from there on are the new failure's.
+func (s *scanner) stopFollowing(no int) {
+	if ev := s.followEv; ev != nil {
+		for len(ev.Following) > 0 && ev.Following[len(ev.Following)-1].Line >= no {
+			ev.Following = ev.Following[:len(ev.Following)-1]
+		}
+	}
+	s.followEv, s.follow = nil, 0
 }
 
 // finish closes what is still open and numbers the events.
