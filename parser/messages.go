@@ -19,6 +19,12 @@ type failureMatcher struct {
 	// cont reports whether a following line belongs to the message; nil
 	// means the default test for hard-wrapped prose (isContinuation).
 	cont func(next string) bool
+	// contMsg, when set, replaces cont with a test that also sees the
+	// message read so far.
+	contMsg func(msg, next string) bool
+	// closes says that the message ends with a known last clause: one
+	// that ends while more still asks for a line is truncated.
+	closes bool
 	// judge, when set, decides whether a located line is a failure and
 	// names the words that made it one (the generic tier).
 	judge func(text string) ([]string, bool)
@@ -75,6 +81,7 @@ func failureMatchers() []failureMatcher {
 	ms = append(ms, frameworkMatchers()...)
 	ms = append(ms, nativeMatchers()...)
 	ms = append(ms, runtimeMatchers()...)
+	ms = append(ms, reshapedMatchers()...)
 	return append(ms, genericMatcher())
 }
 
@@ -83,6 +90,7 @@ func frameworkMatchers() []failureMatcher {
 	return []failureMatcher{
 		{
 			name:    "mps",
+			closes:  true,
 			anchors: []string{"MPS backend out of memory"},
 			locate:  regexp.MustCompile(`MPS backend out of memory`),
 			kind:    KindMPS,
@@ -93,6 +101,7 @@ func frameworkMatchers() []failureMatcher {
 		},
 		{
 			name:    "torch-allocator",
+			closes:  true,
 			anchors: []string{"Tried to allocate"},
 			locate:  regexp.MustCompile(`(?:Current platform can NOT allocate memory block with size larger than \w+! |\b\w+ out of memory\. )?Tried to allocate`),
 			more:    torchMore,
@@ -100,6 +109,7 @@ func frameworkMatchers() []failureMatcher {
 		},
 		{
 			name:    "torch-cudamallocasync",
+			closes:  true,
 			anchors: []string{"Allocation on device"},
 			locate:  reAsyncDevice,
 			kind:    KindCUDA,
@@ -743,4 +753,49 @@ func int64p(s string) *int64 {
 		return nil
 	}
 	return &n
+}
+
+// reshapedMatchers read PyTorch's message as a paste or a person reshaped
+// it; they come after every exact family, so that a line an exact pattern
+// reads is never read here.
+func reshapedMatchers() []failureMatcher {
+	return []failureMatcher{
+		{
+			// the message retyped or re-cased by hand: "cuda out of memory. tried
+			// to allocate 20.00 mib (gpu 0; 4.00 gib total capacity; …)"
+			name:    "torch-allocator-retyped",
+			closes:  true,
+			anchors: []string{"tried to allocate", "TRIED TO ALLOCATE", "Tried To Allocate", "triedtoallocate"},
+			locate:  regexp.MustCompile(`(?i)(?:\b\w+ ?out ?of ?memory\.? ?)?tried ?to ?allocate`),
+			more:    func(msg string) bool { return torchMore(canonTorch(msg)) },
+			fill: func(ev *Event, msg string) {
+				fillTorch(ev, canonTorch(msg))
+				ev.Variant += "-retyped"
+			},
+		},
+		{
+			// PyTorch's sentence without its clauses: cut right after it, or
+			// wrapped before "Tried to allocate" (read on the next lines)
+			name:    "torch-sentence",
+			closes:  true,
+			anchors: []string{"out of memory"},
+			locate:  regexp.MustCompile(`\b(?:CUDA|HIP|XPU|NPU|MUSA|MLU) out of memory\.?\s*$`),
+			more: func(msg string) bool {
+				return !strings.Contains(msg, "Tried to allocate") || torchMore(msg)
+			},
+			contMsg: func(msg, next string) bool {
+				if strings.Contains(msg, "Tried to allocate") {
+					return isContinuation(next)
+				}
+				t := strings.TrimSpace(next)
+				return strings.HasPrefix(t, "Tried to allocate") || strings.HasPrefix(t, "(GPU ") || strings.HasPrefix(t, "GPU ")
+			},
+			fill: func(ev *Event, msg string) {
+				fillTorch(ev, msg)
+				if !strings.Contains(msg, "Tried to allocate") {
+					ev.Variant = "torch-sentence-only"
+				}
+			},
+		},
+	}
 }

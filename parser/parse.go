@@ -280,6 +280,14 @@ func (s *scanner) line(raw string, st stripped, no int) {
 			return
 		}
 		s.close(st.stream)
+	} else if st.stream == "" && len(s.pending) == 1 {
+		// A continuation that lost the first line's rank or logger prefix
+		// belongs to the one message open.
+		for _, p := range s.pending {
+			if s.extend(p, st.text, no) {
+				return
+			}
+		}
 	}
 	tb := s.tb(st.stream)
 	if tb.feed(st.text, no) {
@@ -443,14 +451,28 @@ func (s *scanner) extend(p *pending, text string, no int) bool {
 	if p.m.cont != nil {
 		ok = p.m.cont(text)
 	}
+	if p.m.contMsg != nil {
+		ok = p.m.contMsg(p.msg.String(), text)
+	}
 	if !ok || p.msg.Len() > maxMessage {
 		return false
 	}
 	prev := p.msg.String()
-	if !strings.HasSuffix(prev, " ") {
+	next := cleanMessage(strings.TrimSpace(text))
+	switch {
+	case strings.HasSuffix(prev, "\\"):
+		// a backslash continuation: the line goes on without a break
+		p.msg.Reset()
+		p.msg.WriteString(strings.TrimRight(strings.TrimSuffix(prev, "\\"), " "))
+		if strings.HasSuffix(strings.TrimSuffix(prev, "\\"), " ") {
+			p.msg.WriteByte(' ')
+		}
+	case splitWord(prev, next):
+		// a word the wrap cut in two ("capac" / "ity of 15.57 GiB")
+	case !strings.HasSuffix(prev, " "):
 		p.msg.WriteByte(' ')
 	}
-	p.msg.WriteString(cleanMessage(strings.TrimSpace(text)))
+	p.msg.WriteString(next)
 	p.lines++
 	p.lastNo = no
 	return true
@@ -490,6 +512,9 @@ func (s *scanner) close(stream string) {
 	ev := p.ev
 	ev.Message = clip(p.msg.String(), maxMessage)
 	ev.endLine = p.lastNo
+	if p.m.closes && p.m.more != nil && p.m.more(ev.Message) {
+		ev.Truncated = true // the input ended, or moved on, before the last clause
+	}
 	if s.sameAsRecent(ev, p.m) {
 		return
 	}
