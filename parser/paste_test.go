@@ -59,3 +59,23 @@ func TestSplitWord(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingOrderDeterministic: two failures still pending on one
+// physical line (split by \r) at the end of input are numbered the same
+// way on every run, never in map order (issue 15 §6).
+func TestPendingOrderDeterministic(t *testing.T) {
+	log := "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 24.00 GiB of which 1.00 GiB is free.\r[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 1 has a total capacity of 24.00 GiB of which 1.00 GiB is free."
+	first := ""
+	for range 40 {
+		res, err := Parse(strings.NewReader(log), "x")
+		if err != nil || len(res.Events) != 2 {
+			t.Fatalf("%d events, err %v", len(res.Events), err)
+		}
+		got := resultJSON(t, res)
+		if first == "" {
+			first = got
+		} else if got != first {
+			t.Fatalf("runs differ:\n%s\n%s", first, got)
+		}
+	}
+}
