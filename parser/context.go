@@ -132,7 +132,7 @@ func (c *contextScanner) scan(text string, no int) {
 		if c.done[h] {
 			return
 		}
-		if len(c.done) < 1<<14 {
+		if len(c.done) < 4096 {
 			c.done[h] = true
 		}
 	}

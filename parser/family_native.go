@@ -32,7 +32,7 @@ var (
 	reXPULimit = regexp.MustCompile(`can NOT allocate memory block with size larger than (\d+ ?[KMGT]i?B)`)
 	// "[1]    9301 killed     python3 scripts/dream.py" (zsh job control),
 	// "[1]+  Killed                  python train.py" (bash)
-	reJobKilled = regexp.MustCompile(`^\[\d+\]\s*[+-]?\s+(?:(\d+)\s+)?(?:killed|Killed)\s+(\S.*)$`)
+	reJobKilled = regexp.MustCompile(`^[\]|%]?\s?\[\d+\]\s*[+-]?\s+(?:(\d+)\s+)?(?:killed|Killed)\s+(\S.*)$`)
 	// "tcmalloc: large alloc 24180850688 bytes == (nil) @ …" (nil: the allocation failed)
 	reTcmalloc = regexp.MustCompile(`tcmalloc: large alloc (\d+) bytes`)
 )

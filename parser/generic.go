@@ -42,7 +42,7 @@ func genericMatcher() failureMatcher {
 	return failureMatcher{
 		name: "generic",
 		// every case form of the vocabulary holds one of these
-		anchors: []string{"memory", "Memory", "MEMORY", "xhausted", "XHAUSTED", "llocat", "LLOCAT", "OOM", "bad_alloc"},
+		anchors: []string{"memory", "Memory", "MEMORY", "xhausted", "XHAUSTED", "lloc", "LLOC", "OOM"},
 		locate:  reGenericLine,
 		judge:   genericFailure,
 		kind:    KindGeneric,

@@ -290,6 +290,7 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		}
 	}
 	tb := s.tb(st.stream)
+	s.headerFailure(st, no)
 	if tb.feed(st.text, no) {
 		s.hot = 4
 		return
@@ -719,7 +720,7 @@ func (s *scanner) finish() {
 	}
 	// A tentative failure counts only when nothing else failed and the log
 	// ends right after it: the process died there.
-	if t := s.tentative; t != nil && len(s.events) == 0 && s.res.Lines-t.Line <= 2 {
+	if t := s.tentative; t != nil && len(s.events) == 0 && (t.headerOnly || s.res.Lines-t.Line <= 2) {
 		s.events = append(s.events, t)
 	}
 	sort.SliceStable(s.events, func(i, j int) bool { return s.events[i].Line < s.events[j].Line })
@@ -732,5 +733,37 @@ func (s *scanner) finish() {
 			s.res.Context.Progress = append(s.res.Context.Progress, p)
 		}
 		s.res.Events = append(s.res.Events, *ev)
+	}
+}
+
+// reMemoryHeader is an IPython traceback header naming a memory error
+// class: "OutOfMemoryError                          Traceback (most recent call last)".
+var reMemoryHeader = regexp.MustCompile(`^\s*(\S*(?:OutOfMemoryError|MemoryError|ResourceExhaustedError))\s+Traceback \(most recent call last\)`)
+
+// headerFailure keeps a notebook's exception header that names a memory
+// error as a tentative failure: when the message itself was not pasted, the
+// header is all the log says, and it is kept if nothing else failed.
+func (s *scanner) headerFailure(st stripped, no int) {
+	if !strings.Contains(st.text, "Traceback (most recent call last)") || !strings.Contains(st.text, "Error") {
+		return
+	}
+	m := reMemoryHeader.FindStringSubmatch(st.text)
+	if m == nil || s.tentative != nil {
+		return
+	}
+	ev := &Event{Input: s.res.Input, Line: no, endLine: no, Rank: st.rank, Exception: Optional(m[1]), Message: strings.TrimSpace(st.text), stream: st.stream, tentative: true, headerOnly: true, Truncated: true}
+	switch {
+	case strings.Contains(m[1], "OutOfMemoryError"):
+		ev.Kind, ev.Framework, ev.Device = KindCUDA, "pytorch", &Device{Type: "cuda"}
+	case strings.Contains(m[1], "ResourceExhausted"):
+		ev.Kind, ev.Framework = KindTF, "tensorflow"
+	default:
+		ev.Kind, ev.Device = KindCPU, &Device{Type: "cpu"}
+	}
+	ev.Detection = &Detection{Family: "ipython-header", Tier: 1}
+	if len(s.events) < MaxEvents {
+		s.attachContext(ev)
+		ev.Phase = phaseOf(ev)
+		s.tentative = ev
 	}
 }

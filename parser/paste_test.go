@@ -79,3 +79,36 @@ func TestPendingOrderDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderOnlyNotebook: a notebook's exception header naming a memory
+// error, whose message was not pasted, is the failure when nothing else
+// failed; with the message present, the message is the event.
+func TestHeaderOnlyNotebook(t *testing.T) {
+	head := "OutOfMemoryError                          Traceback (most recent call last)\nCell In[5], line 3\n      1 x = torch.randn(1 << 16, 1 << 16, device='cuda')\n----> 3 y = x @ x\n"
+	res, err := Parse(strings.NewReader(head), "x")
+	if err != nil || len(res.Events) != 1 || res.Events[0].Kind != KindCUDA || !res.Events[0].Truncated || res.Events[0].Exception != "OutOfMemoryError" {
+		t.Fatalf("header only: %+v, err %v", res.Events, err)
+	}
+	res, _ = Parse(strings.NewReader(head+"\n"+oomLine), "x")
+	if len(res.Events) != 1 || res.Events[0].Detection.Family != "torch-allocator" {
+		t.Fatalf("with the message: %+v", res.Events)
+	}
+}
+
+// TestHostKillForms: a kill notice glued to a progress bar and one printed
+// in the user's language are host kills.
+func TestHostKillForms(t *testing.T) {
+	for _, log := range []string{
+		"100%|██████████| 10/10 [00:05<00:00,  1.9it/s][1]    48213 killed     python train.py\n",
+		"Epoch 1:  40%|████      | 4/10 [00:05<00:07]zsh: killed     python train.py\n",
+		"Loading checkpoint shards:  50%|█████     | 1/2 [00:09<00:09]Killed\n",
+		"Getötet\n",
+		"已杀死\n",
+		"Убито\n",
+	} {
+		res, err := Parse(strings.NewReader(log), "x")
+		if err != nil || len(res.Events) != 1 || res.Events[0].Kind != KindHostKill {
+			t.Errorf("%q: %+v, err %v", log, res.Events, err)
+		}
+	}
+}

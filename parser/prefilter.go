@@ -18,7 +18,7 @@ import (
 // speed. An anchor that contains one of them is found through it; an
 // anchor that contains none becomes a key of its own.
 func coverKeys() []string {
-	return []string{"mory", "MORY", "Tried to", "OOM", "Killed", "KV cache", "STATUS_", "SIGKILL", "xitcode", "malloc", "xhausted", "XHAUSTED", "failed to allocate", "CPUAlloc"}
+	return []string{"mory", "MORY", "Tried to", "OOM", "Killed", "KV cache", "STATUS_", "SIGKILL", "xitcode", "malloc", "xhausted", "XHAUSTED", "failed to allocate", "CPUAlloc", "xits with"}
 }
 
 // tracebackKeys let the lines that open a traceback through the per-line
@@ -103,13 +103,13 @@ func rareStart(a string) string {
 	return a[best:]
 }
 
-// byteRank orders bytes by how often they occur in logs, rarest first:
-// punctuation and capitals are rare, digits, spaces and common lower-case
-// letters frequent.
+// byteRank orders bytes by how often they occur in logs, rarest lowest:
+// punctuation, capitals and other bytes are rare; the bytes of common, most
+// frequent first, rank 100 and above.
 func byteRank(c byte) int {
 	const common = " etaoinsrlcdu0123456789mhpfgw.,/_-"
 	if i := strings.IndexByte(common, c); i >= 0 {
-		return 100 + i
+		return 200 - i // the first in common is the most frequent
 	}
 	if c >= 'a' && c <= 'z' {
 		return 60
