@@ -181,10 +181,14 @@ func frameworkMatchers() []failureMatcher {
 		},
 		{
 			name:    "cublas",
-			anchors: []string{"CUBLAS_STATUS_ALLOC_FAILED"},
-			locate:  regexp.MustCompile(`(?:CUDA error: |failed to create cublas handle: )?CUBLAS_STATUS_ALLOC_FAILED`),
+			anchors: []string{"CUBLAS_STATUS_ALLOC_FAILED", "CUBLAS_STATUS_NOT_INITIALIZED"},
+			locate:  regexp.MustCompile(`(?:CUDA error: |failed to create cublas handle: )?CUBLAS_STATUS_(?:ALLOC_FAILED|NOT_INITIALIZED)`),
 			kind:    KindCUBLAS,
-			fill:    func(ev *Event, msg string) { ev.Device = &Device{Type: "cuda"} },
+			fill: func(ev *Event, msg string) {
+				ev.Device = &Device{Type: "cuda"}
+				// cublasCreate fails to initialise most often for want of memory
+				ev.Suspected = !strings.Contains(msg, "ALLOC_FAILED")
+			},
 		},
 		{
 			name:    "cudnn",
@@ -253,8 +257,8 @@ func runtimeMatchers() []failureMatcher {
 		},
 		{
 			name:    "sigkill",
-			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "exits with return code = -9", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "appears to have died", "Getötet", "Processus arrêté", "Terminado (killed)", "Ucciso", "Morto", "Убито", "已杀死"},
-			locate:  regexp.MustCompile(`(?:^|[\]|%])\s*(?:Killed|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито|已杀死)(?: \(core dumped\)| \(Speicherabzug geschrieben\))?\s*$|(?:^|[\]|%]\s?)\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|line \d+:\s+\d+ Killed\s|(?:^|[\]|%]\s?)zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
+			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "exits with return code = -9", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "appears to have died", "exit code 137", "exit status 137", "exited with code 137", "terminated by signal 9", "interrupted by signal 9", "Getötet", "Processus arrêté", "Terminado (killed)", "Ucciso", "Morto", "Убито", "已杀死"},
+			locate:  regexp.MustCompile(`(?:^|[\]|%])\s*(?:Killed|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито|已杀死)(?: \(core dumped\)| \(Speicherabzug geschrieben\))?\s*$|(?:^|[\]|%]\s?)\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|line \d+:\s+\d+ Killed\s|\bexit(?:ed with)? (?:code|status) 137\b|(?:terminated|interrupted) by signal 9\b|(?:^|[\]|%]\s?)zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
 			kind:    KindHostKill,
 			fill:    fillSigkill,
 		},

@@ -112,3 +112,22 @@ func TestHostKillForms(t *testing.T) {
 		}
 	}
 }
+
+// TestHostAndLimitForms: host-memory refusals and per-buffer limits that
+// have families of their own.
+func TestHostAndLimitForms(t *testing.T) {
+	for _, tc := range []struct{ log, kind, device string }{
+		{"OSError: [Errno 12] Cannot allocate memory\n", KindCPU, "cpu"},
+		{"bash: fork: Cannot allocate memory\n", KindCPU, "cpu"},
+		{"Traceback (most recent call last):\n  File \"a.py\", line 3, in <module>\n    x = [0] * (1 << 40)\nMemoryError\n", KindCPU, "cpu"},
+		{"ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).\n", KindHostKill, "cpu"},
+		{"Process finished with exit code 137 (interrupted by signal 9: SIGKILL)\n", KindHostKill, "cpu"},
+		{"RuntimeError: Invalid buffer size: 12.00 GB\n", KindMPS, "mps"},
+		{"RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n", KindCUBLAS, "cuda"},
+	} {
+		res, err := Parse(strings.NewReader(tc.log), "x")
+		if err != nil || len(res.Events) != 1 || res.Events[0].Kind != tc.kind || res.Events[0].Device == nil || res.Events[0].Device.Type != tc.device {
+			t.Errorf("%q: %+v, err %v", tc.log, res.Events, err)
+		}
+	}
+}
