@@ -9,10 +9,17 @@
 # `oomdoc --format json FILE` with `LC_ALL=C grep -c 'out of memory' FILE`
 # and prints each command's median wall time, the ratio of the medians and
 # oomdoc's peak resident memory (/usr/bin/time -v). It also times a 5 KB
-# pasted log from process start to exit (median of 50 runs).
+# pasted log from process start to exit (median of 50 runs), and the
+# linear-time shapes of bench/loggen (issue 15 §1): 10,000 repeated
+# identical PyTorch OOMs, 1,000 distinct ones, 1,024 ranks with tracebacks,
+# 1,000 escape-heavy JSON lines, a log where every line holds an anchor word
+# (same size as the largest training log, against grep) and a real training
+# run (tqdm redraws, rank-prefixed logger lines with memory figures,
+# warnings, handled tracebacks; against grep). SHAPES="" skips them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SIZES=${SIZES:-"128MiB 1GiB"}
+SIZES=${SIZES-"128MiB 1GiB"}
+SHAPES=${SHAPES-"repeated distinct ranks json-escapes anchored training"}
 ROUNDS=${ROUNDS:-7}
 OUTDIR=${OUTDIR:-bench/out}
 mkdir -p "$OUTDIR"
@@ -52,3 +59,27 @@ for _ in $(seq 50); do
   echo "$t1 - $t0" | bc -l >>"$OUTDIR/paste.times"
 done
 printf 'paste   %6d B    oomdoc %.1f ms median, process start to exit (50 runs)\n' "$(stat -c %s "$paste")" "$(echo "$(median <"$OUTDIR/paste.times") * 1000" | bc -l)"
+
+# The linear-time shapes: oomdoc's median wall and CPU time; the anchored
+# and training shapes are also timed against grep.
+for shape in $SHAPES; do
+  log="$OUTDIR/shape-$shape.log"
+  case $shape in
+    anchored) n=$((1 << 23)) ;;   # ~1 GiB: every line anchored
+    training) n=4000000 ;;        # ~1.3 GiB of training run
+    *) n=0 ;;
+  esac
+  [ -s "$log" ] || "$OUTDIR/genlog" -shape "$shape" -n "$n" >"$log"
+  cat "$log" >/dev/null
+  : >"$OUTDIR/oomdoc.times"; : >"$OUTDIR/grep.times"
+  for _ in $(seq "$ROUNDS"); do
+    t0=$(now); "$OUTDIR/oomdoc" --format json "$log" >/dev/null; t1=$(now)
+    echo "$t1 - $t0" | bc -l >>"$OUTDIR/oomdoc.times"
+    t0=$(now); LC_ALL=C grep -c 'out of memory' "$log" >/dev/null || true; t1=$(now)
+    echo "$t1 - $t0" | bc -l >>"$OUTDIR/grep.times"
+  done
+  o=$(median <"$OUTDIR/oomdoc.times"); g=$(median <"$OUTDIR/grep.times")
+  cpu=$( { /usr/bin/time -f '%U %S %M' "$OUTDIR/oomdoc" --format json "$log" >/dev/null; } 2>&1 | tail -1)
+  printf 'shape %-13s %7.1f MiB  oomdoc %.3f s (cpu %.2f s)  grep %.3f s  ratio %.2f  peak RSS %d KiB\n' \
+    "$shape" "$(echo "$(stat -c %s "$log") / 1048576" | bc -l)" "$o" "$(echo "$cpu" | awk '{print $1 + $2}')" "$g" "$(echo "$o / $g" | bc -l)" "$(echo "$cpu" | awk '{print $3}')"
+done

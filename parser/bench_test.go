@@ -47,3 +47,28 @@ func BenchmarkParseLarge(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkShapes parses the linear-time shapes of bench/loggen (issue 15
+// §1): repeated identical failures, many distinct ones, many ranks,
+// escape-heavy JSON lines, every line anchored, a real training run.
+func BenchmarkShapes(b *testing.B) {
+	for _, name := range loggen.Shapes {
+		n := 0
+		if name == "anchored" {
+			n = 1 << 18
+		}
+		var buf bytes.Buffer
+		if err := loggen.WriteShape(&buf, name, n); err != nil {
+			b.Fatal(err)
+		}
+		data := buf.Bytes()
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := Parse(bytes.NewReader(data), name); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -97,10 +97,11 @@ type contextScanner struct {
 	seen      map[string]bool
 	smiIndex  *int
 	inSummary bool
+	done      map[uint64]bool // hashes of lines already scanned: a repeat adds no fact
 }
 
 func newContextScanner(ctx *Context) *contextScanner {
-	return &contextScanner{ctx: ctx, seen: map[string]bool{}, cues: noticeCues(), hints: settingHints()}
+	return &contextScanner{ctx: ctx, seen: map[string]bool{}, done: map[uint64]bool{}, cues: noticeCues(), hints: settingHints()}
 }
 
 // maxContextFacts bounds each Context list so that a hostile log of repeated
@@ -125,6 +126,15 @@ func (c *contextScanner) scan(text string, no int) {
 		c.scanTable(trim, no)
 	} else {
 		c.inSummary = false
+		// Every fact is recorded once, so a line seen before (a repeated
+		// traceback, a retried request) has nothing new to give.
+		h := fnv64(text)
+		if c.done[h] {
+			return
+		}
+		if len(c.done) < 4096 {
+			c.done[h] = true
+		}
 	}
 	// Each pattern runs only on lines holding its literal part.
 	if strings.Contains(text, "==") {
@@ -270,13 +280,22 @@ func remoteCodeID(a, b string) string {
 
 // progressIn reads an epoch or step counter from a line.
 func progressIn(text string) (epoch, step *int64) {
-	if m := reEpoch.FindStringSubmatch(text); m != nil {
-		epoch = int64p(m[1])
+	// The patterns are case-insensitive without a literal prefix: a line
+	// holding none of their letters is not run through them.
+	if containsAny(text, []string{"poch", "POCH"}) {
+		if m := reEpoch.FindStringSubmatch(text); m != nil {
+			epoch = int64p(m[1])
+		}
 	}
-	if m := reStep.FindStringSubmatch(text); m != nil {
-		step = int64p(m[1])
-	} else if m := reTqdm.FindStringSubmatch(text); m != nil {
-		step = int64p(m[1])
+	if containsAny(text, []string{"tep", "TEP", "ter", "TER"}) {
+		if m := reStep.FindStringSubmatch(text); m != nil {
+			return epoch, int64p(m[1])
+		}
+	}
+	if strings.Contains(text, " [") {
+		if m := reTqdm.FindStringSubmatch(text); m != nil {
+			step = int64p(m[1])
+		}
 	}
 	return epoch, step
 }
@@ -290,4 +309,14 @@ func clip(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// fnv64 is the 64-bit FNV-1a hash of s.
+func fnv64(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }

@@ -81,12 +81,15 @@ func (s *scanner) feed(line []byte, no int) {
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	s.physical(line, no)
 	s.fed = no
+	if s.follow > 0 {
+		s.follow--
+	}
 }
 
 // busy reports whether the next line must be read in full: in the head of
 // the log, inside a traceback, or while a message may continue.
 func (s *scanner) busy(no int) bool {
-	return no <= headLines || s.hot > 0 || len(s.pending) > 0 || s.slow
+	return no <= headLines || s.hot > 0 || len(s.pending) > 0 || s.follow > 0 || s.slow
 }
 
 // block reads one block of whole lines whose first line is number first,

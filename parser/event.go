@@ -129,10 +129,12 @@ type Event struct {
 	// the buffer that failed. Not part of the JSON report.
 	Following []Span `json:"-"`
 
-	stream    string    // the prefix stream the event was read from
-	tentative bool      // kept only when it ends the log and nothing else failed
-	engine    string    // the serving engine named by the line's prefix, if any
-	progress  *Progress // the last progress counter before the event
+	stream     string    // the prefix stream the event was read from
+	tentative  bool      // kept only when it ends the log and nothing else failed
+	endLine    int       // the last line of the message
+	headerOnly bool      // a tentative failure kept whenever nothing else failed
+	engine     string    // the serving engine named by the line's prefix, if any
+	progress   *Progress // the last progress counter before the event
 }
 
 // Detection says how an event was recognised (spec/report-json.md):

@@ -32,7 +32,9 @@ var (
 	reXPULimit = regexp.MustCompile(`can NOT allocate memory block with size larger than (\d+ ?[KMGT]i?B)`)
 	// "[1]    9301 killed     python3 scripts/dream.py" (zsh job control),
 	// "[1]+  Killed                  python train.py" (bash)
-	reJobKilled = regexp.MustCompile(`^\[\d+\]\s*[+-]?\s+(?:(\d+)\s+)?(?:killed|Killed)\s+(\S.*)$`)
+	reJobKilled = regexp.MustCompile(`^[\]|%]?\s?\[\d+\]\s*[+-]?\s+(?:(\d+)\s+)?(?:killed|Killed)\s+(\S.*)$`)
+	// "RuntimeError: Invalid buffer size: 12.00 GB" (PyTorch MPS)
+	reMPSInvalidBuffer = regexp.MustCompile(`Invalid buffer size: (\d+(?:\.\d+)?\s?(?:[KMGT]i?B|bytes))`)
 	// "tcmalloc: large alloc 24180850688 bytes == (nil) @ …" (nil: the allocation failed)
 	reTcmalloc = regexp.MustCompile(`tcmalloc: large alloc (\d+) bytes`)
 )
@@ -141,6 +143,50 @@ func nativeMatchers() []failureMatcher {
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Variant = "transformers", "bnb-quantized-fit"
 				ev.Device = &Device{Type: "cuda"}
+			},
+		},
+		{
+			// "RuntimeError: Invalid buffer size: 12.00 GB" (PyTorch MPS: one
+			// buffer above Metal's maximum buffer length)
+			name:    "mps-invalid-buffer",
+			anchors: []string{"Invalid buffer size:"},
+			locate:  reMPSInvalidBuffer,
+			kind:    KindMPS,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant, ev.Hint = "pytorch", &Device{Type: "mps"}, "mps-invalid-buffer", "allocation-limit"
+				ev.RequestedBytes = sizeOf(reMPSInvalidBuffer.FindStringSubmatch(msg)[1])
+			},
+		},
+		{
+			// "ERROR: Unexpected bus error encountered in worker. This might be
+			// caused by insufficient shared memory (shm)." (PyTorch DataLoader)
+			name:    "dataloader-shm",
+			anchors: []string{"insufficient shared memory"},
+			locate:  regexp.MustCompile(`(?:ERROR: )?Unexpected bus error encountered in worker\. This might be caused by insufficient shared memory|insufficient shared memory \(shm\)`),
+			kind:    KindHostKill,
+			fill: func(ev *Event, msg string) {
+				ev.Device, ev.Signal, ev.Variant = &Device{Type: "cpu"}, "Bus error", "dataloader-shm"
+			},
+		},
+		{
+			// "OSError: [Errno 12] Cannot allocate memory", "bash: fork: Cannot
+			// allocate memory": the kernel refused host memory (ENOMEM)
+			name:    "enomem",
+			anchors: []string{"Cannot allocate memory", "cannot allocate memory", "ENOMEM"},
+			locate:  regexp.MustCompile(`(?:\[Errno 12\] |fork: )?[Cc]annot allocate memory|\bENOMEM\b`),
+			kind:    KindCPU,
+			fill: func(ev *Event, msg string) {
+				ev.Device, ev.Variant = &Device{Type: "cpu"}, "enomem"
+			},
+		},
+		{
+			// a Python traceback ending in a bare "MemoryError" (host memory)
+			name:    "python-memoryerror",
+			anchors: []string{"MemoryError"},
+			locate:  regexp.MustCompile(`^\s*(?:[\w.]+\.)?MemoryError\b(?::.*)?$`),
+			kind:    KindCPU,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "python", &Device{Type: "cpu"}, "python-memoryerror"
 			},
 		},
 		{

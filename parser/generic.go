@@ -15,9 +15,13 @@ var (
 	// "out of memory", "OUT_OF_MEMORY", "OutOfMemory", "resource exhausted",
 	// "failed to allocate", "cannot allocate", "allocation of 2 GB failed",
 	// "not enough memory", "insufficient device memory", "OOM"
-	reGenericWords = regexp.MustCompile(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _])?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?memory|insufficient (?:\w+ )?memory|memory exhausted|\bbad_alloc\b|\boom\b`)
+	reGenericWords = regexp.MustCompile(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _])?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|mem_object_allocation_failure|\bbad_alloc\b|\boom\b`)
+	// numeric statuses, read when no words say it: cudaErrorMemoryAllocation and
+	// CUDA_ERROR_OUT_OF_MEMORY are 2, hipErrorOutOfMemory 2,
+	// VK_ERROR_OUT_OF_DEVICE_MEMORY -2
+	reGenericStatus = regexp.MustCompile(`\b(?:cuda|cu|hip)\w*[^;\n]{0,60}?(?:\(2 vs\. 0\)|(?:error|status|code|result|returned|failed with)(?: code)?\s*[=:]?\s*\(?2\)?(?:[\s,.;:)]|$))|\bvk\w*[^;\n]{0,40}?(?:error|result|failed|returned)\s*[=:]?\s*-2\b`)
 	// an error context: a level, a check macro, an exception class, an abort
-	reGenericError = regexp.MustCompile(`\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|FAILED|core dumped|crashed|Crash)\b|\w(?:Error|Exception|Failure)\b|^E\d{4} |^\[?E\]? |\[E\]|\bE/\w`)
+	reGenericError = regexp.MustCompile(`\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w(?:Error|Exception|Failure)\b|_?ERROR_|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w`)
 	// words that make a mention advice, documentation, a handled case or a
 	// warning rather than a failure
 	reGenericBenign = regexp.MustCompile(`(?i)\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|may|might|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b`)
@@ -26,14 +30,14 @@ var (
 	reGenericCode = regexp.MustCompile(`^\s*(?:except|catch|if|elif|else|def|class|import|from|#|//|/\*|\*|print|return|raise|with|for|while|assert|logger\.|log\.|>>>|\$ )|\bexcept\b|\bcatch\s*\(`)
 	// a size a generic message asks for: "allocate 1.50 GiB", "of size 8388608",
 	// "requested 2 GB", "allocation of 512 MB"
-	reGenericRequest = regexp.MustCompile(`(?i)(?:allocat(?:e|ing|ion of)|request(?:ed|ing)?(?: for| of)?|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b)`)
+	reGenericRequest = regexp.MustCompile(`(?i)(?:allocat(?:e|ing|ion of)|request(?:ed|ing)?(?: for| of)?|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b|\d{4,}\b)`)
 	// "(3.20 GiB free)", "free: 55 MB", "available memory is only 17.5MB"
 	reGenericFree = regexp.MustCompile(`(?i)(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\s+(?:is\s+)?free\b|\bfree(?: memory)?\s*[:=]\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b|\bavailable(?: memory)?(?: is)?(?: only)?\s*[:=]?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b`)
 	// "total: 24 GiB", "24.00 GiB total"
 	reGenericTotal = regexp.MustCompile(`(?i)\btotal(?: memory| capacity)?\s*[:=]\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b|(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\s+total\b`)
 	// the device type by name, and its index in any notation: "GPU 0",
 	// "GPU=0", "cuda:1", "device 2", "device ordinal 0"
-	reGenericDeviceType = regexp.MustCompile(`(?i)\b(cuda|hip|rocm|vulkan|metal|mps|xpu|npu|tpu)|\b(gpu|nvidia|amdgpu|ascend|cpu|host|ram|system memory)\b`)
+	reGenericDeviceType = regexp.MustCompile(`(?i)\b(cuda|hip|rocm|vulkan|metal|mps|xpu|npu|tpu|sycl|level.?zero|ze_result|ur_result)|\b(gpu|nvidia|amdgpu|ascend|cpu|host|ram|system memory)\b`)
 	reGenericDeviceIdx  = regexp.MustCompile(`(?i)\b(?:gpu|cuda|device(?: ordinal)?|dev|ordinal|rocm|hip|xpu|npu)\s*[:=#]?\s*(\d{1,3})\b`)
 )
 
@@ -42,11 +46,13 @@ func genericMatcher() failureMatcher {
 	return failureMatcher{
 		name: "generic",
 		// every case form of the vocabulary holds one of these
-		anchors: []string{"memory", "Memory", "MEMORY", "xhausted", "XHAUSTED", "llocat", "LLOCAT", "OOM", "bad_alloc"},
-		locate:  reGenericLine,
-		judge:   genericFailure,
-		kind:    KindGeneric,
-		fill:    fillGeneric,
+		anchors: []string{"memory", "Memory", "MEMORY", "xhausted", "XHAUSTED", "lloc", "LLOC", "OOM", "VRAM", "vram", "enough RAM", "insufficient RAM",
+			// a numeric status is read only next to the runtime's name
+			"(2 vs. 0)", "CUDA", "cudaMalloc", "cuMemAlloc", "hipMalloc", "VkResult", "VK_"},
+		locate: reGenericLine,
+		judge:  genericFailure,
+		kind:   KindGeneric,
+		fill:   fillGeneric,
 	}
 }
 
@@ -65,6 +71,9 @@ func genericFailure(text string) (words []string, ok bool) {
 		return nil, false
 	}
 	loc := reGenericWords.FindStringIndex(text)
+	if loc == nil {
+		loc = reGenericStatus.FindStringIndex(text)
+	}
 	if loc == nil {
 		return nil, false
 	}
@@ -115,14 +124,18 @@ func genericDevice(msg string) *Device {
 		d.Type = "mps"
 	case "vulkan":
 		d.Type = "vulkan"
-	case "xpu":
+	case "xpu", "sycl", "ze_result", "ur_result":
 		d.Type = "xpu"
 	case "npu", "ascend":
 		d.Type = "npu"
 	case "tpu":
 		d.Type = "tpu"
 	default:
-		d.Type = "cpu"
+		if strings.HasPrefix(strings.ToLower(m[1]), "level") {
+			d.Type = "xpu" // Level Zero
+		} else {
+			d.Type = "cpu"
+		}
 	}
 	if d.Type != "cpu" {
 		if i := reGenericDeviceIdx.FindStringSubmatch(msg); i != nil {

@@ -19,6 +19,12 @@ type failureMatcher struct {
 	// cont reports whether a following line belongs to the message; nil
 	// means the default test for hard-wrapped prose (isContinuation).
 	cont func(next string) bool
+	// contMsg, when set, replaces cont with a test that also sees the
+	// message read so far.
+	contMsg func(msg, next string) bool
+	// closes says that the message ends with a known last clause: one
+	// that ends while more still asks for a line is truncated.
+	closes bool
 	// judge, when set, decides whether a located line is a failure and
 	// names the words that made it one (the generic tier).
 	judge func(text string) ([]string, bool)
@@ -75,6 +81,7 @@ func failureMatchers() []failureMatcher {
 	ms = append(ms, frameworkMatchers()...)
 	ms = append(ms, nativeMatchers()...)
 	ms = append(ms, runtimeMatchers()...)
+	ms = append(ms, reshapedMatchers()...)
 	return append(ms, genericMatcher())
 }
 
@@ -83,6 +90,7 @@ func frameworkMatchers() []failureMatcher {
 	return []failureMatcher{
 		{
 			name:    "mps",
+			closes:  true,
 			anchors: []string{"MPS backend out of memory"},
 			locate:  regexp.MustCompile(`MPS backend out of memory`),
 			kind:    KindMPS,
@@ -93,6 +101,7 @@ func frameworkMatchers() []failureMatcher {
 		},
 		{
 			name:    "torch-allocator",
+			closes:  true,
 			anchors: []string{"Tried to allocate"},
 			locate:  regexp.MustCompile(`(?:Current platform can NOT allocate memory block with size larger than \w+! |\b\w+ out of memory\. )?Tried to allocate`),
 			more:    torchMore,
@@ -100,6 +109,7 @@ func frameworkMatchers() []failureMatcher {
 		},
 		{
 			name:    "torch-cudamallocasync",
+			closes:  true,
 			anchors: []string{"Allocation on device"},
 			locate:  reAsyncDevice,
 			kind:    KindCUDA,
@@ -136,7 +146,7 @@ func frameworkMatchers() []failureMatcher {
 		},
 		{
 			name:    "xla",
-			anchors: []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "Out of memory allocating", "Failed to allocate request for", "from device: CUDA_ERROR_OUT_OF_MEMORY", "from device: HIP_ERROR_OutOfMemory", "Ran out of memory in memory space"},
+			anchors: []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "Out of memory allocating", "Failed to allocate request for", "from device: CUDA_ERROR_OUT_OF_MEMORY", "from device: HIP_ERROR_OutOfMemory", "bytes) from device", "Ran out of memory in memory space"},
 			locate:  regexp.MustCompile(`RESOURCE_EXHAUSTED|Resource exhausted|Out of memory allocating|Failed to allocate request for|failed to allocate \S+ \(\d+ bytes\) from device|XLA:TPU compile permanent error`),
 			kind:    KindXLA,
 			more: func(msg string) bool {
@@ -171,10 +181,14 @@ func frameworkMatchers() []failureMatcher {
 		},
 		{
 			name:    "cublas",
-			anchors: []string{"CUBLAS_STATUS_ALLOC_FAILED"},
-			locate:  regexp.MustCompile(`(?:CUDA error: |failed to create cublas handle: )?CUBLAS_STATUS_ALLOC_FAILED`),
+			anchors: []string{"CUBLAS_STATUS_ALLOC_FAILED", "CUBLAS_STATUS_NOT_INITIALIZED"},
+			locate:  regexp.MustCompile(`(?:CUDA error: |failed to create cublas handle: )?CUBLAS_STATUS_(?:ALLOC_FAILED|NOT_INITIALIZED)`),
 			kind:    KindCUBLAS,
-			fill:    func(ev *Event, msg string) { ev.Device = &Device{Type: "cuda"} },
+			fill: func(ev *Event, msg string) {
+				ev.Device = &Device{Type: "cuda"}
+				// cublasCreate fails to initialise most often for want of memory
+				ev.Suspected = !strings.Contains(msg, "ALLOC_FAILED")
+			},
 		},
 		{
 			name:    "cudnn",
@@ -243,8 +257,8 @@ func runtimeMatchers() []failureMatcher {
 		},
 		{
 			name:    "sigkill",
-			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "return code = -9", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "appears to have died"},
-			locate:  regexp.MustCompile(`(?:^|[\]|%])\s*Killed(?: \(core dumped\))?\s*$|^\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|line \d+:\s+\d+ Killed\s|^zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
+			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "exits with return code = -9", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "appears to have died", "exit code 137", "exit status 137", "exited with code 137", "terminated by signal 9", "interrupted by signal 9", "Getötet", "Processus arrêté", "Terminado (killed)", "Ucciso", "Morto", "Убито", "已杀死"},
+			locate:  regexp.MustCompile(`(?:^|[\]|%])\s*(?:Killed|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито|已杀死)(?: \(core dumped\)| \(Speicherabzug geschrieben\))?\s*$|(?:^|[\]|%]\s?)\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|line \d+:\s+\d+ Killed\s|\bexit(?:ed with)? (?:code|status) 137\b|(?:terminated|interrupted) by signal 9\b|(?:^|[\]|%]\s?)zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
 			kind:    KindHostKill,
 			fill:    fillSigkill,
 		},
@@ -743,4 +757,49 @@ func int64p(s string) *int64 {
 		return nil
 	}
 	return &n
+}
+
+// reshapedMatchers read PyTorch's message as a paste or a person reshaped
+// it; they come after every exact family, so that a line an exact pattern
+// reads is never read here.
+func reshapedMatchers() []failureMatcher {
+	return []failureMatcher{
+		{
+			// the message retyped or re-cased by hand: "cuda out of memory. tried
+			// to allocate 20.00 mib (gpu 0; 4.00 gib total capacity; …)"
+			name:    "torch-allocator-retyped",
+			closes:  true,
+			anchors: []string{"tried to allocate", "TRIED TO ALLOCATE", "Tried To Allocate", "triedtoallocate"},
+			locate:  regexp.MustCompile(`(?i)(?:\b\w+ ?out ?of ?memory\.? ?)?tried ?to ?allocate`),
+			more:    func(msg string) bool { return torchMore(canonTorch(msg)) },
+			fill: func(ev *Event, msg string) {
+				fillTorch(ev, canonTorch(msg))
+				ev.Variant += "-retyped"
+			},
+		},
+		{
+			// PyTorch's sentence without its clauses: cut right after it, or
+			// wrapped before "Tried to allocate" (read on the next lines)
+			name:    "torch-sentence",
+			closes:  true,
+			anchors: []string{"out of memory"},
+			locate:  regexp.MustCompile(`\b(?:CUDA|HIP|XPU|NPU|MUSA|MLU) out of memory\.?\s*$`),
+			more: func(msg string) bool {
+				return !strings.Contains(msg, "Tried to allocate") || torchMore(msg)
+			},
+			contMsg: func(msg, next string) bool {
+				if strings.Contains(msg, "Tried to allocate") {
+					return isContinuation(next)
+				}
+				t := strings.TrimSpace(next)
+				return strings.HasPrefix(t, "Tried to allocate") || strings.HasPrefix(t, "(GPU ") || strings.HasPrefix(t, "GPU ")
+			},
+			fill: func(ev *Event, msg string) {
+				fillTorch(ev, msg)
+				if !strings.Contains(msg, "Tried to allocate") {
+					ev.Variant = "torch-sentence-only"
+				}
+			},
+		},
+	}
 }

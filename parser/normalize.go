@@ -125,21 +125,42 @@ func stripPrefixes(s string) stripped {
 		case c == '[' && fastRank(t, &out):
 			continue
 		case c == '[':
-			if m = rankPrefix.FindStringSubmatch(t); m != nil {
-				out.setRank(m[1], m[0])
-			} else if m = mpiPrefix.FindStringSubmatch(t); m != nil {
-				out.setRank(m[1], m[0])
-			} else if m = defaultPrefix.FindStringSubmatch(t); m != nil {
-				if out.rank == nil {
-					out.setRank(m[2], m[0])
-				} else {
-					out.stream += m[0]
+			// Each pattern runs only when the bytes after "[" can begin it.
+			c1 := byte(0)
+			if len(t) > 1 {
+				c1 = t[1]
+			}
+			isDate := isDateAt(t[1:])
+			if c1 == 'r' {
+				if m = rankPrefix.FindStringSubmatch(t); m != nil {
+					out.setRank(m[1], m[0])
+					break
 				}
-			} else if m = dsPrefix.FindStringSubmatch(t); m == nil {
-				if m = dmesgPrefix.FindStringSubmatch(t); m == nil {
-					if m = isoPrefix.FindStringSubmatch(t); m == nil {
-						m = clockPrefix.FindStringSubmatch(t)
+			}
+			if isDigit(c1) && !isDate {
+				if m = mpiPrefix.FindStringSubmatch(t); m != nil {
+					out.setRank(m[1], m[0])
+					break
+				}
+			}
+			if !isDate && strings.Contains(t[:min(len(t), 48)], "]:") {
+				if m = defaultPrefix.FindStringSubmatch(t); m != nil {
+					if out.rank == nil {
+						out.setRank(m[2], m[0])
+					} else {
+						out.stream += m[0]
 					}
+					break
+				}
+			}
+			switch {
+			case isDate:
+				if m = dsPrefix.FindStringSubmatch(t); m == nil {
+					m = isoPrefix.FindStringSubmatch(t)
+				}
+			case c1 == ' ' || isDigit(c1) || c1 >= 'A' && c1 <= 'Z':
+				if m = dmesgPrefix.FindStringSubmatch(t); m == nil {
+					m = clockPrefix.FindStringSubmatch(t)
 				}
 			}
 		case c == '(':
@@ -150,7 +171,13 @@ func stripPrefixes(s string) stripped {
 				}
 			}
 		case c >= '0' && c <= '9':
-			if m = tfPrefix.FindStringSubmatch(t); m == nil {
+			if !isDateAt(t) {
+				if m = clockPrefix.FindStringSubmatch(t); m == nil {
+					if m = srunPrefix.FindStringSubmatch(t); m != nil {
+						out.setRank(m[1], m[0])
+					}
+				}
+			} else if m = tfPrefix.FindStringSubmatch(t); m == nil {
 				if m = isoPrefix.FindStringSubmatch(t); m == nil {
 					if m = clockPrefix.FindStringSubmatch(t); m == nil {
 						if m = srunPrefix.FindStringSubmatch(t); m != nil {
@@ -160,8 +187,11 @@ func stripPrefixes(s string) stripped {
 				}
 			}
 		case c == 'I' || c == 'W' || c == 'E' || c == 'F' || c == 'D' || c == 'C':
-			if m = vllmPrefix.FindStringSubmatch(t); m == nil {
-				if m = glogPrefix.FindStringSubmatch(t); m == nil {
+			switch {
+			case len(t) > 1 && isDigit(t[1]):
+				m = glogPrefix.FindStringSubmatch(t)
+			case levelWord(t):
+				if m = vllmPrefix.FindStringSubmatch(t); m == nil {
 					m = pyLogPrefix.FindStringSubmatch(t)
 				}
 			}
@@ -207,4 +237,19 @@ func (s *stripped) setRank(num, prefix string) {
 		s.rank = &n
 	}
 	s.stream += prefix
+}
+
+// isDateAt reports whether s starts with a date "2024-06-17".
+func isDateAt(s string) bool {
+	return len(s) >= 10 && isDigit(s[0]) && isDigit(s[1]) && isDigit(s[2]) && isDigit(s[3]) && s[4] == '-' && isDigit(s[5]) && isDigit(s[6]) && s[7] == '-'
+}
+
+// levelWord reports whether s starts with a logging level name.
+func levelWord(s string) bool {
+	for _, w := range []string{"INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL"} {
+		if strings.HasPrefix(s, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -140,11 +140,33 @@ type scanner struct {
 	t         *tables         // matchers and prefilter, built once per process
 	quiet     map[string]bool // line shapes that matched no failure
 	tentative *Event          // the last tentative failure (see Event.tentative)
+	quietRaw  map[uint64]bool // raw line shapes known to hold no failure
+	followEv  *Event          // the last event kept, whose following lines are quoted
+	follow    int             // physical lines still to read in full for followEv
+	curNo     int             // the line being read, and its text
+	curText   string
+	rawShape  uint64 // the current line's raw shape, 0 when not computed
 }
 
+// A ringLine is one recent line. Its text and progress counters are read
+// at most once, when the first failure after it needs them, so that the
+// work per line stays bounded however many failures follow it.
 type ringLine struct {
-	no  int
-	buf []byte
+	no          int
+	buf         []byte
+	ready       bool   // text, epoch and step are read
+	text        string // the line with escapes and prefixes stripped
+	epoch, step *int64
+}
+
+// prepare reads a ring line's text and progress counters once.
+func (r *ringLine) prepare() {
+	if r.ready {
+		return
+	}
+	r.text = stripPrefixes(toText(stripANSI(r.buf))).text
+	r.epoch, r.step = progressIn(r.text)
+	r.ready = true
 }
 
 // pending is a failure whose message may continue on the next lines.
@@ -159,12 +181,13 @@ type pending struct {
 func newScanner(name string) *scanner {
 	res := &Result{Input: name}
 	return &scanner{
-		res:     res,
-		tbs:     map[string]*traceback{},
-		pending: map[string]*pending{},
-		ctxScan: newContextScanner(&res.Context),
-		t:       parserTables(),
-		quiet:   map[string]bool{},
+		res:      res,
+		tbs:      map[string]*traceback{},
+		pending:  map[string]*pending{},
+		ctxScan:  newContextScanner(&res.Context),
+		t:        parserTables(),
+		quiet:    map[string]bool{},
+		quietRaw: map[uint64]bool{},
 	}
 }
 
@@ -190,8 +213,24 @@ func (s *scanner) physical(line []byte, no int) {
 
 func (s *scanner) segment(seg []byte, no int) {
 	s.remember(seg, no)
-	if no > headLines && s.hot == 0 && len(s.pending) == 0 && !s.gate(seg) {
-		return
+	s.curNo, s.curText = no, ""
+	if s.followEv != nil && s.follow > 0 && no > s.followEv.endLine && len(s.followEv.Following) < followingKept {
+		s.curText = strings.TrimSpace(stripPrefixes(toText(stripANSI(seg))).text)
+		s.quoteFollowing(no, s.curText)
+	}
+	if no > headLines && s.hot == 0 && len(s.pending) == 0 {
+		if !s.gate(seg) {
+			return
+		}
+		// A line of a template seen before without a failure, outside any
+		// traceback or message (a logger's step line that prints memory
+		// figures), is known quiet before its prefixes are read.
+		s.rawShape = rawShapeOf(seg)
+		if s.quietRaw[s.rawShape] {
+			return
+		}
+	} else {
+		s.rawShape = 0
 	}
 	if s.hot > 0 {
 		s.hot--
@@ -213,7 +252,7 @@ func (s *scanner) segment(seg []byte, no int) {
 func (s *scanner) remember(seg []byte, no int) {
 	r := &s.ring[s.ringNext]
 	s.ringNext = (s.ringNext + 1) % ringSize
-	r.no = no
+	r.no, r.ready, r.text, r.epoch, r.step = no, false, "", nil, nil
 	if len(seg) > 1024 {
 		seg = seg[:1024]
 	}
@@ -241,8 +280,17 @@ func (s *scanner) line(raw string, st stripped, no int) {
 			return
 		}
 		s.close(st.stream)
+	} else if st.stream == "" && len(s.pending) == 1 {
+		// A continuation that lost the first line's rank or logger prefix
+		// belongs to the one message open.
+		for _, p := range s.pending {
+			if s.extend(p, st.text, no) {
+				return
+			}
+		}
 	}
 	tb := s.tb(st.stream)
+	s.headerFailure(st, no)
 	if tb.feed(st.text, no) {
 		s.hot = 4
 		return
@@ -282,7 +330,27 @@ func (s *scanner) line(raw string, st stripped, no int) {
 	if len(s.quiet) < 4096 {
 		s.quiet[shape] = true
 	}
+	if s.rawShape != 0 && !digitSensitive(text) && !noticeWorthy(text) && len(s.quietRaw) < 4096 {
+		s.quietRaw[s.rawShape] = true
+	}
 	s.notice(text, no)
+}
+
+// rawShapeOf hashes a physical line with its digits left out (FNV-1a over
+// its first 512 bytes): lines printed from one template share it.
+func rawShapeOf(b []byte) uint64 {
+	if len(b) > 512 {
+		b = b[:512]
+	}
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		if c >= '0' && c <= '9' {
+			continue
+		}
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h | 1 // never 0, which means "not computed"
 }
 
 // lineShape is a line with its digits removed: lines printed from one
@@ -310,9 +378,15 @@ func digitSensitive(text string) bool {
 // notice records the non-fatal memory lines that must never become events
 // even after the head of the log.
 func (s *scanner) notice(text string, no int) {
-	if no > s.scanned && (strings.Contains(text, "memory allocation failed with OOM") || strings.Contains(text, "OutOfResources") || strings.Contains(text, "out of resource:") || strings.Contains(text, "freed_by_count")) {
+	if no > s.scanned && noticeWorthy(text) {
 		s.ctxScan.scan(text, no)
 	}
+}
+
+// noticeWorthy reports whether a line is one of the non-fatal memory
+// notices read anywhere in a log.
+func noticeWorthy(text string) bool {
+	return strings.Contains(text, "memory allocation failed with OOM") || strings.Contains(text, "OutOfResources") || strings.Contains(text, "out of resource:") || strings.Contains(text, "freed_by_count")
 }
 
 func containsAny(s string, subs []string) bool {
@@ -329,6 +403,7 @@ var reExcBefore = regexp.MustCompile(`([A-Za-z_][\w.]*(?:Error|Exception|Exhaust
 
 // open starts an event at the failure text found on a line.
 func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, start, no int, tb *traceback, words []string) {
+	s.stopFollowing(no)
 	before := text[:start]
 	ev := &Event{Input: s.res.Input, Line: no, Rank: st.rank, Kind: m.kind, stream: st.stream, engine: engineOf(st.stream, raw)}
 	if words != nil {
@@ -377,14 +452,28 @@ func (s *scanner) extend(p *pending, text string, no int) bool {
 	if p.m.cont != nil {
 		ok = p.m.cont(text)
 	}
+	if p.m.contMsg != nil {
+		ok = p.m.contMsg(p.msg.String(), text)
+	}
 	if !ok || p.msg.Len() > maxMessage {
 		return false
 	}
 	prev := p.msg.String()
-	if !strings.HasSuffix(prev, " ") {
+	next := cleanMessage(strings.TrimSpace(text))
+	switch {
+	case strings.HasSuffix(prev, "\\"):
+		// a backslash continuation: the line goes on without a break
+		p.msg.Reset()
+		p.msg.WriteString(strings.TrimRight(strings.TrimSuffix(prev, "\\"), " "))
+		if strings.HasSuffix(strings.TrimSuffix(prev, "\\"), " ") {
+			p.msg.WriteByte(' ')
+		}
+	case splitWord(prev, next):
+		// a word the wrap cut in two ("capac" / "ity of 15.57 GiB")
+	case !strings.HasSuffix(prev, " "):
 		p.msg.WriteByte(' ')
 	}
-	p.msg.WriteString(cleanMessage(strings.TrimSpace(text)))
+	p.msg.WriteString(next)
 	p.lines++
 	p.lastNo = no
 	return true
@@ -423,6 +512,13 @@ func (s *scanner) close(stream string) {
 	delete(s.pending, stream)
 	ev := p.ev
 	ev.Message = clip(p.msg.String(), maxMessage)
+	ev.endLine = p.lastNo
+	if p.m.closes && p.m.more != nil && p.m.more(ev.Message) {
+		ev.Truncated = true // the input ended, or moved on, before the last clause
+	}
+	if s.sameAsRecent(ev, p.m) {
+		return
+	}
 	p.m.fill(ev, ev.Message)
 	if ev.Kind == "" {
 		ev.Kind = p.m.kind
@@ -441,7 +537,19 @@ func (s *scanner) close(stream string) {
 	if ev.engine != "" {
 		ev.Framework = ev.engine // the process that printed it runs a serving engine
 	}
-	if len(s.events) >= MaxEvents && !s.repeats(ev) {
+	// A repeat of a recent failure (a retry loop, a server logging every
+	// failed request) is merged before any per-event work.
+	if prev := s.repeatOf(ev); prev != nil {
+		if prev.Phase == PhaseUnknown || len(prev.Frames) == 0 {
+			s.attachContext(ev) // the repeat may still tell the phase
+			ev.Phase = phaseOf(ev)
+		} else {
+			s.scanRing(ev.Line)
+		}
+		mergeInto(prev, ev)
+		return
+	}
+	if len(s.events) >= MaxEvents {
 		s.res.Dropped++ // past the limit: counted, not read further
 		return
 	}
@@ -450,42 +558,74 @@ func (s *scanner) close(stream string) {
 	s.add(ev)
 }
 
-// repeats reports whether ev is a repeat of one of the last events kept.
-func (s *scanner) repeats(ev *Event) bool {
+// sameAsRecent handles the commonest repeat at the least cost: the very
+// message of a recent event of the same family on the same rank, whose
+// phase and frames are known. It is merged before its figures are read.
+func (s *scanner) sameAsRecent(ev *Event, m *failureMatcher) bool {
 	for k := len(s.events) - 1; k >= 0 && k >= len(s.events)-8; k-- {
-		if sameFailure(s.events[k], ev) {
-			return true
+		prev := s.events[k]
+		if prev.Message != ev.Message || prev.Detection == nil || prev.Detection.Family != m.name || !sameRank(prev.Rank, ev.Rank) {
+			continue
 		}
+		if prev.Phase == PhaseUnknown || len(prev.Frames) == 0 || prev.Exception == "" && ev.Exception != "" || prev.Rank == nil && ev.Rank != nil {
+			return false // the repeat may add something: take the full path
+		}
+		s.scanRing(ev.Line)
+		return true
 	}
 	return false
 }
 
-// attachContext quotes the lines before the event and reads the ring of
-// recent lines for context facts (once per line).
+// repeatOf returns the recent event that ev repeats, or nil.
+func (s *scanner) repeatOf(ev *Event) *Event {
+	for k := len(s.events) - 1; k >= 0 && k >= len(s.events)-8; k-- {
+		if sameFailure(s.events[k], ev) {
+			return s.events[k]
+		}
+	}
+	return nil
+}
+
+// scanRing reads the context facts of the ring lines before line that were
+// not read yet (each line once).
+func (s *scanner) scanRing(line int) {
+	if len(s.events) >= MaxEvents || line <= s.scanned {
+		return
+	}
+	for k := ringSize; k >= 1; k-- {
+		r := &s.ring[(s.ringNext-k+2*ringSize)%ringSize]
+		if r.no == 0 || r.no >= line || r.no <= s.scanned {
+			continue
+		}
+		r.prepare()
+		s.ctxScan.scan(r.text, r.no)
+	}
+	s.scanned = line
+}
+
+// attachContext quotes the lines before the event, finds the last progress
+// counter and reads the ring of recent lines for context facts. Each ring
+// line is prepared once, however many failures follow it.
 func (s *scanner) attachContext(ev *Event) {
 	var lines []Span
 	var epoch, step *int64
 	progressLine := 0
+	s.scanRing(ev.Line)
 	for k := 1; k <= ringSize; k++ {
 		r := &s.ring[(s.ringNext-k+2*ringSize)%ringSize]
 		if r.no == 0 || r.no >= ev.Line {
 			continue
 		}
-		text := stripPrefixes(toText(stripANSI(r.buf))).text
-		if len(lines) < contextLinesKept && strings.TrimSpace(text) != "" && !inFrames(ev.Frames, r.no) {
-			lines = append(lines, Span{Line: r.no, Text: clip(strings.TrimSpace(text), 300)})
+		if len(lines) >= contextLinesKept && (epoch != nil || step != nil) {
+			break
 		}
-		if epoch == nil && step == nil {
-			if e, st := progressIn(text); e != nil || st != nil {
-				epoch, step, progressLine = e, st, r.no
-			}
+		r.prepare()
+		if len(lines) < contextLinesKept && strings.TrimSpace(r.text) != "" && !inFrames(ev.Frames, r.no) {
+			lines = append(lines, Span{Line: r.no, Text: clip(strings.TrimSpace(r.text), 300)})
 		}
-		if r.no > s.scanned && len(s.events) < MaxEvents {
-			s.ctxScan.scan(text, r.no)
+		if epoch == nil && step == nil && (r.epoch != nil || r.step != nil) {
+			epoch, step, progressLine = r.epoch, r.step, r.no
 		}
-	}
-	if len(s.events) < MaxEvents {
-		s.scanned = max(s.scanned, ev.Line)
 	}
 	for i, j := 0, len(lines)-1; i < j; i, j = i+1, j-1 {
 		lines[i], lines[j] = lines[j], lines[i]
@@ -519,6 +659,7 @@ func (s *scanner) add(ev *Event) {
 		}
 		if wrapped(ev, prev) {
 			s.events[k] = ev // the exact report supersedes the wrapper's words
+			s.startFollowing(ev)
 			return
 		}
 	}
@@ -527,6 +668,44 @@ func (s *scanner) add(ev *Event) {
 		return
 	}
 	s.events = append(s.events, ev)
+	s.startFollowing(ev)
+}
+
+// followingKept is how many lines after a failure an Event quotes.
+const followingKept = 32
+
+// startFollowing makes ev the event whose following lines are quoted; the
+// next followingKept lines are read in full, in a fast read as in a full
+// one. The line being read, if it is past the message, is the first.
+func (s *scanner) startFollowing(ev *Event) {
+	s.followEv, s.follow = ev, followingKept
+	if s.curNo > ev.endLine && s.curText != "" {
+		s.quoteFollowing(s.curNo, s.curText)
+	}
+}
+
+// quoteFollowing adds a non-empty line to the followed event's quote.
+func (s *scanner) quoteFollowing(no int, text string) {
+	ev := s.followEv
+	if text == "" || len(ev.Following) >= followingKept {
+		return
+	}
+	if n := len(ev.Following); n > 0 && ev.Following[n-1].Line == no {
+		ev.Following[n-1].Text = clip(ev.Following[n-1].Text+" "+text, 300) // a \r-split line
+		return
+	}
+	ev.Following = append(ev.Following, Span{Line: no, Text: clip(text, 300)})
+}
+
+// stopFollowing ends the quote of the followed event where a new failure
+// starts: the lines from there on are the new failure's.
+func (s *scanner) stopFollowing(no int) {
+	if ev := s.followEv; ev != nil {
+		for len(ev.Following) > 0 && ev.Following[len(ev.Following)-1].Line >= no {
+			ev.Following = ev.Following[:len(ev.Following)-1]
+		}
+	}
+	s.followEv, s.follow = nil, 0
 }
 
 // finish closes what is still open and numbers the events.
@@ -541,7 +720,7 @@ func (s *scanner) finish() {
 	}
 	// A tentative failure counts only when nothing else failed and the log
 	// ends right after it: the process died there.
-	if t := s.tentative; t != nil && len(s.events) == 0 && s.res.Lines-t.Line <= 2 {
+	if t := s.tentative; t != nil && len(s.events) == 0 && (t.headerOnly || s.res.Lines-t.Line <= 2) {
 		s.events = append(s.events, t)
 	}
 	sort.SliceStable(s.events, func(i, j int) bool { return s.events[i].Line < s.events[j].Line })
@@ -554,5 +733,37 @@ func (s *scanner) finish() {
 			s.res.Context.Progress = append(s.res.Context.Progress, p)
 		}
 		s.res.Events = append(s.res.Events, *ev)
+	}
+}
+
+// reMemoryHeader is an IPython traceback header naming a memory error
+// class: "OutOfMemoryError                          Traceback (most recent call last)".
+var reMemoryHeader = regexp.MustCompile(`^\s*(\S*(?:OutOfMemoryError|MemoryError|ResourceExhaustedError))\s+Traceback \(most recent call last\)`)
+
+// headerFailure keeps a notebook's exception header that names a memory
+// error as a tentative failure: when the message itself was not pasted, the
+// header is all the log says, and it is kept if nothing else failed.
+func (s *scanner) headerFailure(st stripped, no int) {
+	if !strings.Contains(st.text, "Traceback (most recent call last)") || !strings.Contains(st.text, "Error") {
+		return
+	}
+	m := reMemoryHeader.FindStringSubmatch(st.text)
+	if m == nil || s.tentative != nil {
+		return
+	}
+	ev := &Event{Input: s.res.Input, Line: no, endLine: no, Rank: st.rank, Exception: Optional(m[1]), Message: strings.TrimSpace(st.text), stream: st.stream, tentative: true, headerOnly: true, Truncated: true}
+	switch {
+	case strings.Contains(m[1], "OutOfMemoryError"):
+		ev.Kind, ev.Framework, ev.Device = KindCUDA, "pytorch", &Device{Type: "cuda"}
+	case strings.Contains(m[1], "ResourceExhausted"):
+		ev.Kind, ev.Framework = KindTF, "tensorflow"
+	default:
+		ev.Kind, ev.Device = KindCPU, &Device{Type: "cpu"}
+	}
+	ev.Detection = &Detection{Family: "ipython-header", Tier: 1}
+	if len(s.events) < MaxEvents {
+		s.attachContext(ev)
+		ev.Phase = phaseOf(ev)
+		s.tentative = ev
 	}
 }

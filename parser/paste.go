@@ -1,6 +1,9 @@
 package parser
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // Repairs for text reshaped by a paste (issue 11 §2): markup a forum or
 // chat added, and words a terminal or editor split.
@@ -29,4 +32,66 @@ func unBold(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// messageWords are the words of the messages oomdoc reads clause by
+// clause; a wrap that cuts one of them is undone.
+func messageWords() []string {
+	return []string{"allocate", "allocated", "allocation", "unallocated", "capacity", "capacty", "reserved", "memory", "PyTorch", "process", "already", "total", "Tried", "GiB", "MiB", "KiB", "bytes", "expandable_segments", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "fragmentation", "documentation", "Management", "maximum", "requested", "available"}
+}
+
+// splitWord reports whether the last word of prev and the first word of
+// next are the two halves of one message word.
+func splitWord(prev, next string) bool {
+	if prev == "" || next == "" || !isLetter(prev[len(prev)-1]) || !isLetter(next[0]) {
+		return false
+	}
+	i := strings.LastIndexAny(prev, " (;.,") + 1
+	j := strings.IndexAny(next, " );.,")
+	if j < 0 {
+		j = len(next)
+	}
+	head, tail := prev[i:], next[:j]
+	for _, w := range messageWords() {
+		if len(head) < len(w) && head+tail == w {
+			return true
+		}
+	}
+	return false
+}
+
+// torchCanon restores the PyTorch allocator message's own spelling in a
+// copy retyped by hand: case, spaces lost between words and figures, the
+// parentheses of the 1.x clause list.
+var torchCanon = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`(?i)\b(cuda|hip|xpu|npu)\s*out\s*of\s*memory\.?\s*`), "CUDA out of memory. "},
+	{regexp.MustCompile(`(?i)tried\s*to\s*allocate\s*`), "Tried to allocate "},
+	{regexp.MustCompile(`(?i)(\d)\s*(gib|mib|kib)\b`), "$1 $2"},
+	{regexp.MustCompile(`(?i)\(?\s*gpu\s*(\d+)\s*;\s*`), "(GPU $1; "},
+	{regexp.MustCompile(`(?i)\s*total\s*capacity\s*;\s*`), " total capacity; "},
+	{regexp.MustCompile(`(?i)\s*already\s*allocated\s*;?\s*`), " already allocated; "},
+	{regexp.MustCompile(`(?i)\s*free\s*;\s*`), " free; "},
+	{regexp.MustCompile(`(?i)\s*reserved\s*in\s*total\s*by\s*pytorch\)?`), " reserved in total by PyTorch)"},
+	{regexp.MustCompile(`(?i)\bgpu\s*(\d+)\s*has\s*a\s*total\s*capacity\s*of\s*`), "GPU $1 has a total capacity of "},
+	{regexp.MustCompile(`(?i)\s*of\s*which\s*`), " of which "},
+	{regexp.MustCompile(`(?i)\s*is\s*free\b`), " is free"},
+	{regexp.MustCompile(`(?i)this\s*process\s*has\s*`), "this process has "},
+	{regexp.MustCompile(`(?i)of\s*the\s*allocated\s*memory\s*`), "Of the allocated memory "},
+	{regexp.MustCompile(`(?i)\s*is\s*allocated\s*by\s*pytorch`), " is allocated by PyTorch"},
+	{regexp.MustCompile(`(?i)\s*is\s*reserved\s*by\s*pytorch\s*but\s*unallocated`), " is reserved by PyTorch but unallocated"},
+}
+
+// canonTorch rewrites a retyped allocator message in PyTorch's spelling.
+func canonTorch(msg string) string {
+	for _, c := range torchCanon {
+		msg = c.re.ReplaceAllString(msg, c.with)
+	}
+	for _, u := range []string{"GiB", "MiB", "KiB"} {
+		msg = strings.ReplaceAll(msg, " "+strings.ToLower(u), " "+u)
+		msg = strings.ReplaceAll(msg, " "+strings.ToUpper(u), " "+u)
+	}
+	return strings.Join(strings.Fields(msg), " ")
 }

@@ -18,7 +18,7 @@ import (
 // speed. An anchor that contains one of them is found through it; an
 // anchor that contains none becomes a key of its own.
 func coverKeys() []string {
-	return []string{"mory", "MORY", "Tried to", "OOM", "Killed", "KV cache", "STATUS_", "SIGKILL", "xitcode", "malloc", "xhausted", "XHAUSTED", "failed to allocate", "CPUAlloc"}
+	return []string{"mory", "MORY", "Tried to", "OOM", "Killed", "KV cache", "STATUS_", "SIGKILL", "xitcode", "malloc", "xhausted", "XHAUSTED", "failed to allocate", "CPUAlloc", "xits with"}
 }
 
 // tracebackKeys let the lines that open a traceback through the per-line
@@ -32,7 +32,7 @@ type tables struct {
 	matchers []failureMatcher
 	keys     []string   // the block keys, derived from the matchers' anchors
 	groups   []keyGroup // keys grouped by a shared pivot byte, one pass per group
-	gate     [][]byte   // keys and traceback keys: the per-line gate
+	tbKeys   [][]byte   // traceback keys: with the groups, the per-line gate
 }
 
 // parserTables builds the tables on first use; regexps are compiled once
@@ -45,8 +45,8 @@ var parserTables = sync.OnceValue(func() *tables {
 	}
 	t.keys = deriveKeys(anchors, coverKeys())
 	t.groups = groupKeys(t.keys)
-	for _, k := range append(append([]string{}, t.keys...), tracebackKeys()...) {
-		t.gate = append(t.gate, []byte(k))
+	for _, k := range tracebackKeys() {
+		t.tbKeys = append(t.tbKeys, []byte(k))
 	}
 	return t
 })
@@ -103,13 +103,13 @@ func rareStart(a string) string {
 	return a[best:]
 }
 
-// byteRank orders bytes by how often they occur in logs, rarest first:
-// punctuation and capitals are rare, digits, spaces and common lower-case
-// letters frequent.
+// byteRank orders bytes by how often they occur in logs, rarest lowest:
+// punctuation, capitals and other bytes are rare; the bytes of common, most
+// frequent first, rank 100 and above.
 func byteRank(c byte) int {
 	const common = " etaoinsrlcdu0123456789mhpfgw.,/_-"
 	if i := strings.IndexByte(common, c); i >= 0 {
-		return 100 + i
+		return 200 - i // the first in common is the most frequent
 	}
 	if c >= 'a' && c <= 'z' {
 		return 60
@@ -182,7 +182,12 @@ func groupKeys(keys []string) []keyGroup {
 // pattern runs: it lets through lines that could start or belong to a
 // failure or a traceback.
 func (s *scanner) gate(b []byte) bool {
-	for _, a := range s.t.gate {
+	for _, g := range s.t.groups {
+		if indexGroup(b, g) >= 0 {
+			return true
+		}
+	}
+	for _, a := range s.t.tbKeys {
 		if bytes.Contains(b, a) {
 			return true
 		}
