@@ -23,9 +23,14 @@ import (
 
 func main() {
 	// A closed downstream pipe must not kill oomdoc mid-report with SIGPIPE;
-	// writes then fail with EPIPE and oomdoc ends quietly.
-	signal.Ignore(syscall.SIGPIPE)
-	os.Exit(run(os.Args[1:], realEnv()))
+	// writes then fail with EPIPE and oomdoc ends quietly. Notify, not
+	// Ignore: an ignored signal would be inherited by `oomdoc run`'s child.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	code := run(os.Args[1:], realEnv())
+	if code < 0 {
+		dieBy(syscall.Signal(-code)) // `run`: end as the command ended
+	}
+	os.Exit(code)
 }
 
 // realEnv binds the program to the process's own streams and terminal.

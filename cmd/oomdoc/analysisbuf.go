@@ -1,0 +1,114 @@
+package main
+
+import (
+	"io"
+	"sync"
+)
+
+// analysisLimit bounds the bytes waiting for the analysis. The passthrough
+// never waits on the parser: when this much is already queued, the oldest
+// queued output is dropped for the analysis (and counted) so that the
+// newest — where a crash's last words are — is always read.
+const analysisLimit = 16 << 20
+
+// analysisBuffer is a bounded queue between the passthrough and the parser.
+// Writers offer bytes and never block; the parser reads them in order.
+// When the parser falls behind it skips ahead: the oldest unread bytes are
+// dropped, and the skip reaches the parser as a line break, so the halves
+// of two different lines are never read as one.
+type analysisBuffer struct {
+	mu      sync.Mutex
+	ready   *sync.Cond
+	chunks  [][]byte
+	queued  int
+	limit   int
+	skipped int64 // bytes the parser never saw
+	gap     bool  // a skip happened since the parser last read
+	closed  bool
+}
+
+func newAnalysisBuffer(limit int) *analysisBuffer {
+	a := &analysisBuffer{limit: limit}
+	a.ready = sync.NewCond(&a.mu)
+	return a
+}
+
+// offer queues a copy of p for the analysis, dropping the oldest queued
+// bytes when the queue would pass its limit. It never waits for the reader.
+func (a *analysisBuffer) offer(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return
+	}
+	if len(p) > a.limit {
+		a.skipped += int64(len(p) - a.limit)
+		a.gap = true
+		p = p[len(p)-a.limit:]
+	}
+	for a.queued+len(p) > a.limit && len(a.chunks) > 0 {
+		a.skipped += int64(len(a.chunks[0]))
+		a.queued -= len(a.chunks[0])
+		a.chunks[0] = nil
+		a.chunks = a.chunks[1:]
+		a.gap = true
+	}
+	a.chunks = append(a.chunks, append([]byte(nil), p...))
+	a.queued += len(p)
+	a.ready.Signal()
+}
+
+// Write offers p and reports success: the analysis never fails a writer.
+func (a *analysisBuffer) Write(p []byte) (int, error) {
+	a.offer(p)
+	return len(p), nil
+}
+
+// Read returns queued bytes in order, waiting for more until Close; after
+// a skip it returns a line break first.
+func (a *analysisBuffer) Read(p []byte) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for len(a.chunks) == 0 && !a.closed {
+		a.ready.Wait()
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if a.gap {
+		a.gap = false
+		p[0] = '\n'
+		return 1, nil
+	}
+	if len(a.chunks) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, a.chunks[0])
+	if n == len(a.chunks[0]) {
+		a.chunks[0] = nil
+		a.chunks = a.chunks[1:]
+	} else {
+		a.chunks[0] = a.chunks[0][n:]
+	}
+	a.queued -= n
+	return n, nil
+}
+
+// Close ends the stream: the reader gets what is queued, then EOF.
+func (a *analysisBuffer) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.closed = true
+	a.ready.Broadcast()
+	return nil
+}
+
+// Skipped returns how many bytes the analysis did not see.
+func (a *analysisBuffer) Skipped() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.skipped
+}

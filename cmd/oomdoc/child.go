@@ -1,0 +1,180 @@
+//go:build unix
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// outputGrace is how long oomdoc keeps reading the command's output after
+// the command itself has exited. A background process it started (a
+// `tensorboard &`) may hold the output open for hours; after this grace
+// period oomdoc stops waiting for it.
+const outputGrace = 2 * time.Second
+
+// forwardedSignals are the signals oomdoc passes on to the command's
+// process group. SIGWINCH resizes the command's terminal instead.
+func forwardedSignals() []os.Signal {
+	return []os.Signal{
+		syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
+		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGWINCH,
+	}
+}
+
+// startCommand starts the command as if it ran directly. Its stdin is
+// oomdoc's. When oomdoc's stdout is a terminal the command gets a
+// pseudo-terminal of the same size for stdout (and for stderr when that is
+// a terminal too), so programs stay line-buffered and keep their progress
+// bars and colours; otherwise it gets pipes. It runs in its own session, so
+// every signal oomdoc receives is forwarded once to its process group; it
+// starts with default signal dispositions (Go resets handled signals on
+// exec, and oomdoc ignores none).
+//
+// The returned wait function returns the exit status, or minus the signal
+// number when a signal ended the command. It returns at most outputGrace
+// after the command exits, whoever else still holds the output; signals
+// received after that end oomdoc at once, the way they would end it alone.
+func startCommand(name string, args []string, stdout, stderr io.Writer) (func() int, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Stdin = os.Stdin
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	var sources []*os.File // what oomdoc reads the output from
+	var dsts []io.Writer
+	var childEnds []*os.File // closed in oomdoc once the command has them
+	var master *os.File
+	closeAll := func() {
+		for _, f := range append(sources, childEnds...) {
+			f.Close()
+		}
+	}
+	if term := terminalOf(stdout); term != nil {
+		m, slave, err := pty.Open()
+		if err != nil {
+			return nil, fmt.Errorf("open a pseudo-terminal: %w", err)
+		}
+		if ws, err := pty.GetsizeFull(term); err == nil {
+			_ = pty.Setsize(m, ws)
+		}
+		master = m
+		cmd.Stdout = slave
+		cmd.SysProcAttr.Setctty = true
+		cmd.SysProcAttr.Ctty = 1
+		sources, dsts, childEnds = append(sources, m), append(dsts, stdout), append(childEnds, slave)
+		if terminalOf(stderr) != nil {
+			cmd.Stderr = slave
+		}
+	}
+	for _, s := range []struct {
+		set *io.Writer
+		dst io.Writer
+	}{{&cmd.Stdout, stdout}, {&cmd.Stderr, stderr}} {
+		if *s.set != nil {
+			continue
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("create a pipe: %w", err)
+		}
+		*s.set = w
+		sources, dsts, childEnds = append(sources, r), append(dsts, s.dst), append(childEnds, w)
+	}
+	// exec.Cmd's Stdout and Stderr are io.Writers; the *os.File values set
+	// above are handed to the child as they are.
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, err
+	}
+	for _, f := range childEnds {
+		f.Close()
+	}
+
+	var copying sync.WaitGroup
+	for i, src := range sources {
+		copying.Add(1)
+		go func() {
+			defer copying.Done()
+			_ = pump(src, dsts[i], func(err error) bool {
+				if isBrokenPipe(err) && src != master {
+					// Our reader went away: close the pipe so that the
+					// command's next write gets SIGPIPE, as it would
+					// writing to that reader directly.
+					src.Close()
+					return true
+				}
+				return false
+			})
+		}()
+	}
+	copied := make(chan struct{})
+	go func() { copying.Wait(); close(copied) }()
+
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, forwardedSignals()...)
+	exited := make(chan struct{})
+	go forward(sigs, cmd.Process.Pid, master, exited)
+
+	return func() int {
+		err := cmd.Wait()
+		close(exited)
+		select {
+		case <-copied:
+		case <-time.After(outputGrace):
+			// A background process still holds the output: stop reading it.
+			for _, src := range sources {
+				src.Close()
+			}
+		}
+		return statusOf(err)
+	}, nil
+}
+
+// forward passes every signal on to the command's process group until the
+// command has exited; after that a signal ends oomdoc itself, by that
+// signal.
+func forward(sigs chan os.Signal, pid int, master *os.File, exited chan struct{}) {
+	for s := range sigs {
+		sig := s.(syscall.Signal)
+		select {
+		case <-exited:
+			if sig != syscall.SIGWINCH {
+				dieBy(sig)
+			}
+			continue
+		default:
+		}
+		if sig == syscall.SIGWINCH {
+			if master != nil {
+				_ = pty.InheritSize(os.Stdout, master)
+			}
+			continue
+		}
+		_ = syscall.Kill(-pid, sig)
+	}
+}
+
+// statusOf turns the command's end into oomdoc's convention: the exit
+// status, or minus the signal that killed it.
+func statusOf(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return -int(ws.Signal())
+		}
+		return ee.ExitCode()
+	}
+	return exitWriteError
+}
