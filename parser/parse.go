@@ -488,7 +488,20 @@ func (s *scanner) add(ev *Event) {
 
 // finish closes what is still open and numbers the events.
 func (s *scanner) finish() {
+	// Close in input order (then by stream), not map order: events on one
+	// physical line would otherwise be numbered differently from run to run.
+	open := make([]string, 0, len(s.pending))
 	for stream := range s.pending {
+		open = append(open, stream)
+	}
+	sort.Slice(open, func(i, j int) bool {
+		a, b := s.pending[open[i]].ev, s.pending[open[j]].ev
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return open[i] < open[j]
+	})
+	for _, stream := range open {
 		s.close(stream)
 	}
 	sort.SliceStable(s.events, func(i, j int) bool { return s.events[i].Line < s.events[j].Line })

@@ -72,7 +72,7 @@ func (t *textWriter) heading(s string) {
 func (t *textWriter) report(rep advice.Report) {
 	name := strings.Join(rep.Inputs, ", ")
 	if len(rep.Events) == 0 {
-		t.line(t.st.good.Render("✓ No out-of-memory failure found") + " in " + Safe(name) + ".")
+		t.line(t.st.good.Render("✓ No out-of-memory failure found") + " in " + SafeLine(name) + ".")
 		t.para("  ", "oomdoc looked for PyTorch (CUDA, ROCm, MPS, XPU, CPU), cuDNN/cuBLAS/NCCL, vLLM, JAX/XLA, TensorFlow, MLX, llama.cpp and host OOM-killer messages. If this run did crash, pass the whole log — the error is often above the last lines.")
 		t.notices(rep)
 		return
@@ -191,10 +191,10 @@ func (t *textWriter) failure(g eventGroup) {
 	if len(g.ranks) > 0 {
 		row("rank", joinRanks(g.ranks))
 	}
-	row("where", Safe(fmt.Sprintf("%s:%d", ev.Input, ev.Line)))
+	row("where", SafeLine(fmt.Sprintf("%s:%d", ev.Input, ev.Line)))
 	if len(ev.Frames) > 0 {
 		f := ev.Frames[len(ev.Frames)-1]
-		row("frame", Safe(fmt.Sprintf("%s:%d in %s", shortPath(f.File), f.Line, f.Function)))
+		row("frame", SafeLine(fmt.Sprintf("%s:%d in %s", shortPath(f.File), f.Line, f.Function)))
 		if f.Code != "" {
 			row("", t.st.code.Render(Safe(f.Code)))
 		}
@@ -256,7 +256,7 @@ func (t *textWriter) culprits(rep advice.Report) {
 			if e.Line == 0 {
 				loc = "(given)"
 			}
-			t.hang("     ", "       ", t.st.faint.Render(Safe(loc))+"  "+t.st.code.Render(Safe(clipRunes(e.Text, 200))))
+			t.hang("     ", "       ", t.st.faint.Render(SafeLine(loc))+"  "+t.st.code.Render(Safe(clipRunes(e.Text, 200))))
 		}
 		if d.Decide != "" {
 			t.para("     ", t.st.faint.Render("would decide: ")+Safe(d.Decide))
