@@ -19,8 +19,9 @@ const analysisLimit = 16 << 20
 type analysisBuffer struct {
 	mu      sync.Mutex
 	ready   *sync.Cond
-	chunks  [][]byte
-	queued  int
+	ring    []byte // allocated on first use, len == limit
+	start   int    // where the unread bytes begin in ring
+	queued  int    // unread bytes
 	limit   int
 	skipped int64 // bytes the parser never saw
 	gap     bool  // a skip happened since the parser last read
@@ -34,7 +35,8 @@ func newAnalysisBuffer(limit int) *analysisBuffer {
 }
 
 // offer queues a copy of p for the analysis, dropping the oldest queued
-// bytes when the queue would pass its limit. It never waits for the reader.
+// bytes when the queue would pass its limit. It never waits for the reader
+// and, after the first call, never allocates.
 func (a *analysisBuffer) offer(p []byte) {
 	if len(p) == 0 {
 		return
@@ -44,19 +46,23 @@ func (a *analysisBuffer) offer(p []byte) {
 	if a.closed {
 		return
 	}
+	if a.ring == nil {
+		a.ring = make([]byte, a.limit)
+	}
 	if len(p) > a.limit {
 		a.skipped += int64(len(p) - a.limit)
 		a.gap = true
 		p = p[len(p)-a.limit:]
 	}
-	for a.queued+len(p) > a.limit && len(a.chunks) > 0 {
-		a.skipped += int64(len(a.chunks[0]))
-		a.queued -= len(a.chunks[0])
-		a.chunks[0] = nil
-		a.chunks = a.chunks[1:]
+	if over := a.queued + len(p) - a.limit; over > 0 {
+		a.skipped += int64(over)
+		a.start = (a.start + over) % a.limit
+		a.queued -= over
 		a.gap = true
 	}
-	a.chunks = append(a.chunks, append([]byte(nil), p...))
+	end := (a.start + a.queued) % a.limit
+	n := copy(a.ring[end:], p)
+	copy(a.ring, p[n:])
 	a.queued += len(p)
 	a.ready.Signal()
 }
@@ -72,7 +78,7 @@ func (a *analysisBuffer) Write(p []byte) (int, error) {
 func (a *analysisBuffer) Read(p []byte) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for len(a.chunks) == 0 && !a.closed {
+	for a.queued == 0 && !a.gap && !a.closed {
 		a.ready.Wait()
 	}
 	if len(p) == 0 {
@@ -83,16 +89,12 @@ func (a *analysisBuffer) Read(p []byte) (int, error) {
 		p[0] = '\n'
 		return 1, nil
 	}
-	if len(a.chunks) == 0 {
+	if a.queued == 0 {
 		return 0, io.EOF
 	}
-	n := copy(p, a.chunks[0])
-	if n == len(a.chunks[0]) {
-		a.chunks[0] = nil
-		a.chunks = a.chunks[1:]
-	} else {
-		a.chunks[0] = a.chunks[0][n:]
-	}
+	n := min(len(p), a.queued, a.limit-a.start)
+	copy(p, a.ring[a.start:a.start+n])
+	a.start = (a.start + n) % a.limit
 	a.queued -= n
 	return n, nil
 }

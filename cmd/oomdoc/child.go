@@ -87,6 +87,7 @@ func startCommand(name string, args []string, stdout, stderr io.Writer) (func() 
 			return nil, fmt.Errorf("create a pipe: %w", err)
 		}
 		*s.set = w
+		growPipe(w)
 		sources, dsts, childEnds = append(sources, r), append(dsts, s.dst), append(childEnds, w)
 	}
 	// exec.Cmd's Stdout and Stderr are io.Writers; the *os.File values set

@@ -122,7 +122,19 @@ func (c *DiagnoseCmd) read(env *Env, name string) (input, error) {
 		}()
 		in = ana
 	}
-	res, err := safeParse(in, name)
+	var res *parser.Result
+	var err error
+	if c.Tee {
+		done := make(chan struct{})
+		go func() { // beside the copier, at low priority
+			defer close(done)
+			lowerPriority()
+			res, err = safeParse(in, name)
+		}()
+		<-done
+	} else {
+		res, err = safeParse(in, name)
+	}
 	if c.Tee {
 		ana.Close() // the parser may stop early: let the copier run free
 		<-copied

@@ -40,6 +40,7 @@ func (c *RunCmd) Run(env *Env) error {
 	ana := newAnalysisBuffer(analysisLimit)
 	done := make(chan parsed, 1)
 	go func() {
+		lowerPriority()
 		res, err := safeParse(ana, args[0])
 		ana.Close() // the parser may stop early (binary output): free the queue
 		done <- parsed{res, err}

@@ -62,7 +62,7 @@ func terminalOf(w io.Writer) *os.File {
 // copy (the analysis behind a tap still wants the bytes) unless stopOnErr
 // says so for that error.
 func pump(src io.Reader, dst io.Writer, stopOnErr func(error) bool) error {
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, 256<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
