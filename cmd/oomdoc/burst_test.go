@@ -53,7 +53,7 @@ func TestRunBurstDoesNotSlowTheCommand(t *testing.T) {
 		return m
 	}
 	var direct, wrapped []time.Duration
-	for i := range 3 {
+	for i := range 2 { // best of two: scheduling noise is in milliseconds
 		cmd := exec.Command("sh", "-c", script(2*i))
 		cmd.Stdout = io.Discard
 		_ = cmd.Run()

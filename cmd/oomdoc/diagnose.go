@@ -83,7 +83,7 @@ type input struct {
 func (c *DiagnoseCmd) read(env *Env, name string) (input, error) {
 	var in io.Reader
 	var got input
-	shown := render.Safe(name)
+	shown := render.SafeLine(name)
 	if name == "-" {
 		in = &eofLatch{r: env.Stdin}
 		if !c.Tee && env.IsTerminal(env.Stdin) {

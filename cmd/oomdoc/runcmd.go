@@ -50,7 +50,7 @@ func (c *RunCmd) Run(env *Env) error {
 	if err != nil {
 		ana.Close()
 		<-done
-		return &exitError{code: exitNoCommand, err: fmt.Errorf("run %s: %w", render.Safe(args[0]), err)}
+		return &exitError{code: exitNoCommand, err: errors.New(render.SafeLine(fmt.Sprintf("run %s: %v", args[0], err)))}
 	}
 	status := wait()
 	ana.Close()
