@@ -39,9 +39,8 @@ func isNotebook(head []byte, name string) bool {
 			return found // the head ends mid-document: judge what was seen
 		}
 		depth := len(stack)
-		isKey := depth > 0 && stack[depth-1] == '{' && expectKey[depth-1]
-		if isKey {
-			k, _ := tok.(string)
+		k, isString := tok.(string)
+		if isString && depth > 0 && stack[depth-1] == '{' && expectKey[depth-1] {
 			expectKey[depth-1] = false
 			if depth == 1 {
 				key1 = k
@@ -214,8 +213,12 @@ func (nb *nbWalker) object(field func(key string) error) error {
 // array reads [value, …], calling elem for each value.
 func (nb *nbWalker) array(elem func() error) error { return nb.list('[', ']', elem) }
 
-// list reads open, elements separated by commas, and end.
+// list reads open, elements separated by commas, and end; null is an
+// empty list, as a JSON decoder reads it into a slice.
 func (nb *nbWalker) list(open, end byte, elem func() error) error {
+	if c, err := nb.peek(); err == nil && c == 'n' {
+		return nb.skip()
+	}
 	if err := nb.expect(open); err != nil {
 		return err
 	}
@@ -253,7 +256,7 @@ func (nb *nbWalker) key() (string, error) {
 			b.WriteRune(r)
 		}
 		return nil
-	})
+	}, nil)
 	return b.String(), err
 }
 
@@ -270,7 +273,7 @@ func (nb *nbWalker) stringValue(line bool) error {
 	if err := nb.str(func(r rune) error {
 		_, err := nb.w.WriteRune(r)
 		return err
-	}); err != nil {
+	}, func(b []byte) error { return writeText(nb.w, b) }); err != nil {
 		return err
 	}
 	if line {
@@ -279,8 +282,11 @@ func (nb *nbWalker) stringValue(line bool) error {
 	return nil
 }
 
-// str reads a JSON string, passing each decoded rune to emit.
-func (nb *nbWalker) str(emit func(rune) error) error {
+// str reads a JSON string, passing each decoded rune to emit. With bulk
+// set, runs of plain text (no quote, no escape) go to bulk whole instead,
+// straight from the read buffer: an embedded image is skipped at memory
+// speed, not one byte at a time.
+func (nb *nbWalker) str(emit func(rune) error, bulk func([]byte) error) error {
 	if err := nb.expect('"'); err != nil {
 		return err
 	}
@@ -293,6 +299,11 @@ func (nb *nbWalker) str(emit func(rune) error) error {
 		return nil
 	}
 	for {
+		if bulk != nil {
+			if err := nb.run(bulk, flush); err != nil {
+				return err
+			}
+		}
 		c, err := nb.byte()
 		if err != nil {
 			return err
@@ -396,6 +407,70 @@ func unescape(e byte) (rune, bool) {
 	return 0, false
 }
 
+// run passes the buffered run of plain string bytes (up to a quote, an
+// escape, or a rune cut by the buffer's end) to bulk and consumes it.
+func (nb *nbWalker) run(bulk func([]byte) error, flush func() error) error {
+	if nb.r.Buffered() == 0 {
+		return nil // the byte-wise path refills the buffer
+	}
+	b, _ := nb.r.Peek(nb.r.Buffered())
+	i := bytes.IndexAny(b, "\"\\")
+	run := b
+	if i >= 0 {
+		run = b[:i]
+	} else {
+		run = b[:completeRunes(b)]
+	}
+	if len(run) == 0 {
+		return nil
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if err := bulk(run); err != nil {
+		return err
+	}
+	_, _ = nb.r.Discard(len(run))
+	nb.off += int64(len(run))
+	return nil
+}
+
+// completeRunes is the length of b without a UTF-8 sequence cut at its end.
+func completeRunes(b []byte) int {
+	for k := 1; k <= utf8.UTFMax && k <= len(b); k++ {
+		if c := b[len(b)-k]; c < 0x80 || c >= 0xc0 {
+			if k < utf8.UTFMax && !utf8.FullRune(b[len(b)-k:]) {
+				return len(b) - k
+			}
+			return len(b)
+		}
+	}
+	return len(b)
+}
+
+// writeText writes b with each invalid UTF-8 byte as U+FFFD, as a JSON
+// decoder reads it.
+func writeText(w *bufio.Writer, b []byte) error {
+	start := 0
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			w.Write(b[start:i])
+			w.WriteRune(utf8.RuneError)
+			i++
+			start = i
+			continue
+		}
+		i += n
+	}
+	_, err := w.Write(b[start:])
+	return err
+}
+
 func hexVal(c byte) int {
 	switch {
 	case c >= '0' && c <= '9':
@@ -417,7 +492,7 @@ func (nb *nbWalker) skip() error {
 	}
 	switch c {
 	case '"':
-		return nb.str(func(rune) error { return nil })
+		return nb.str(ignoreRune, ignoreBytes)
 	case '{', '[':
 		depth := 0
 		for {
@@ -429,7 +504,7 @@ func (nb *nbWalker) skip() error {
 			case '"':
 				_ = nb.r.UnreadByte()
 				nb.off--
-				if err := nb.str(func(rune) error { return nil }); err != nil {
+				if err := nb.str(ignoreRune, ignoreBytes); err != nil {
 					return err
 				}
 			case '{', '[':
@@ -456,3 +531,6 @@ func (nb *nbWalker) skip() error {
 		}
 	}
 }
+
+func ignoreRune(rune) error    { return nil }
+func ignoreBytes([]byte) error { return nil }

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"sync"
+	"time"
 )
 
 // analysisLimit bounds the bytes waiting for the analysis. The passthrough
@@ -10,6 +11,12 @@ import (
 // queued output is dropped for the analysis (and counted) so that the
 // newest — where a crash's last words are — is always read.
 const analysisLimit = 16 << 20
+
+// analysisQuiet is how long output must pause before the analysis reads
+// it, unless the queue is three-quarters full: during a burst the parser
+// (and the garbage collection it causes) stays off the CPU that the
+// command and the passthrough want.
+const analysisQuiet = 3 * time.Millisecond
 
 // analysisBuffer is a bounded queue between the passthrough and the parser.
 // Writers offer bytes and never block; the parser reads them in order.
@@ -26,6 +33,7 @@ type analysisBuffer struct {
 	skipped int64 // bytes the parser never saw
 	gap     bool  // a skip happened since the parser last read
 	closed  bool
+	last    time.Time // when output last arrived
 }
 
 func newAnalysisBuffer(limit int) *analysisBuffer {
@@ -64,6 +72,7 @@ func (a *analysisBuffer) offer(p []byte) {
 	n := copy(a.ring[end:], p)
 	copy(a.ring, p[n:])
 	a.queued += len(p)
+	a.last = time.Now()
 	a.ready.Signal()
 }
 
@@ -73,13 +82,24 @@ func (a *analysisBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Read returns queued bytes in order, waiting for more until Close; after
-// a skip it returns a line break first.
+// Read returns queued bytes in order, waiting for more until Close, and
+// for a pause in the output (see analysisQuiet); after a skip it returns a
+// line break first.
 func (a *analysisBuffer) Read(p []byte) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for a.queued == 0 && !a.gap && !a.closed {
-		a.ready.Wait()
+	for !a.closed && a.queued < a.limit/4*3 {
+		if a.queued == 0 && !a.gap {
+			a.ready.Wait()
+			continue
+		}
+		wait := analysisQuiet - time.Since(a.last)
+		if wait <= 0 {
+			break // the output paused: read it
+		}
+		a.mu.Unlock()
+		time.Sleep(wait)
+		a.mu.Lock()
 	}
 	if len(p) == 0 {
 		return 0, nil
