@@ -18,11 +18,13 @@ import (
 
 // TestRunGivesTheCommandATerminal: under a terminal, the command's stdout
 // and stderr are terminals of the same size (so Python stays line-buffered
-// and progress bars stay live); with stdout a pipe they are pipes.
+// and progress bars stay live), resized with the user's window; with
+// stdout a pipe they are pipes.
 func TestRunGivesTheCommandATerminal(t *testing.T) {
 	bin := oomdocBinary(t)
 	script := `test -t 1 && echo STDOUT-TTY; test -t 2 && echo STDERR-TTY; stty size </dev/tty; ` +
-		`command -v python3 >/dev/null && python3 -c 'import sys; print("isatty", sys.stdout.isatty())'; exit 0`
+		`command -v python3 >/dev/null && python3 -c 'import sys; print("isatty", sys.stdout.isatty())'; ` +
+		`echo RESIZE-NOW; sleep 1; echo "now $(stty size </dev/tty)"; exit 0`
 	cmd := exec.Command(bin, "run", "--", "sh", "-c", script)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 33, Cols: 101})
 	if err != nil {
@@ -40,12 +42,17 @@ func TestRunGivesTheCommandATerminal(t *testing.T) {
 			}
 		}
 	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(got.String(), "RESIZE-NOW") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = pty.Setsize(tty, &pty.Winsize{Rows: 40, Cols: 120}) // the user resizes the window
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("oomdoc: %v\n%s", err, got.String())
 	}
 	time.Sleep(100 * time.Millisecond) // the last bytes on the terminal
 	out := got.String()
-	for _, want := range []string{"STDOUT-TTY", "STDERR-TTY", "33 101"} {
+	for _, want := range []string{"STDOUT-TTY", "STDERR-TTY", "33 101", "now 40 120"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("under a terminal the command lacks %q:\n%s", want, out)
 		}
