@@ -260,3 +260,37 @@ func TestTeeEndsOnOneCtrlD(t *testing.T) {
 		t.Fatal("one Ctrl-D did not end --tee")
 	}
 }
+
+// TestRunClosedReaderGivesSIGPIPE: when oomdoc's reader goes away (`| head
+// -c 10`), the command's next write dies of SIGPIPE, as it would writing
+// to that reader directly.
+func TestRunClosedReaderGivesSIGPIPE(t *testing.T) {
+	cmd := exec.Command(oomdocBinary(t), "run", "--", "sh", "-c", `yes; echo "yes-status $?" >&2`)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(20*time.Second, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
+	buf := make([]byte, 10)
+	_, _ = out.Read(buf)
+	out.Close()
+	_ = cmd.Wait()
+	if !strings.Contains(errb.String(), "yes-status 141") {
+		t.Errorf("yes did not die of SIGPIPE: %q", errb.String())
+	}
+}
+
+// TestRunRefusedOutputIsNotNoFailure: output the parser refuses (binary) is
+// said to be unanalysed, never reported as "no failure found".
+func TestRunRefusedOutputIsNotNoFailure(t *testing.T) {
+	r := runWith(t, "", "run", "--", "sh", "-c", "head -c 100000 /dev/urandom; exit 1")
+	if r.code != 1 || !strings.Contains(r.stderr, "not analysed") || strings.Contains(r.stderr, "No out-of-memory") {
+		t.Errorf("status %d, stderr %q", r.code, r.stderr)
+	}
+}
