@@ -9,8 +9,9 @@
 //	   the readable inputs are still reported
 //	1  the report could not be written
 //
-// In `oomdoc run -- CMD`, oomdoc exits with CMD's own status (128+N when
-// a signal N killed it, 127 when CMD could not be started).
+// In `oomdoc run -- CMD`, oomdoc exits with CMD's own status, or dies by
+// the signal that killed CMD (a shell sees 128+N); 127 when CMD could not
+// be started.
 package main
 
 import (
