@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,5 +152,41 @@ func TestErrorsEscapeFileNames(t *testing.T) {
 		if strings.ContainsAny(r.stderr, "\x1b\x07\u202e") || strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("%q: stderr %q", args, r.stderr)
 		}
+	}
+}
+
+// TestSeekTail: a file over the bound is read from the first line start
+// in its last bound bytes; a gzip file is read from its start.
+func TestSeekTail(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "big.log")
+	data := []byte(strings.Repeat("0123456789\n", 100)) // 1,100 bytes
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	note := seekTail(f, int64(len(data)), 105)
+	rest, _ := io.ReadAll(f)
+	if string(rest) != strings.Repeat("0123456789\n", 9) || !strings.Contains(note, "from the line that starts at byte 1001") {
+		t.Errorf("read %q, note %q", rest, note)
+	}
+	gzPath := filepath.Join(dir, "big.log.gz")
+	if err := os.WriteFile(gzPath, append([]byte{0x1f, 0x8b}, data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := os.Open(gzPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if note := seekTail(g, int64(len(data)+2), 105); note != "" {
+		t.Errorf("gzip: note %q", note)
+	}
+	if head, _ := io.ReadAll(g); len(head) != len(data)+2 {
+		t.Errorf("gzip read from %d bytes in", len(data)+2-len(head))
 	}
 }

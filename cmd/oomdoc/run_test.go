@@ -296,3 +296,31 @@ func TestRunRefusedOutputIsNotNoFailure(t *testing.T) {
 		t.Errorf("status %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestRunSignalAfterExitEndsAtOnce: once the command has exited, a signal
+// ends oomdoc at once, by that signal, even while a background process
+// still holds the output.
+func TestRunSignalAfterExitEndsAtOnce(t *testing.T) {
+	cmd := exec.Command(oomdocBinary(t), "run", "--", "bash", "-c", "sleep 30 & echo $!; exit 1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(20*time.Second, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if pid, err := strconv.Atoi(strings.TrimSpace(line)); err == nil {
+		defer syscall.Kill(pid, syscall.SIGKILL)
+	}
+	time.Sleep(300 * time.Millisecond) // bash has exited; sleep holds the output
+	start := time.Now()
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+	e := endedOf(t, cmd, "", "", time.Since(start))
+	if e.signal != syscall.SIGTERM || e.elapsed > time.Second {
+		t.Errorf("ended by %v (status %d) after %v; want SIGTERM at once", e.signal, e.code, e.elapsed)
+	}
+}

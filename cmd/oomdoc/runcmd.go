@@ -103,6 +103,9 @@ func (c *RunCmd) report(env *Env, p parsed, code int, skipped int64, h rules.Hin
 	if err := c.write(env, env.Stderr, reps); err != nil && !isBrokenPipe(err) {
 		say("%s", render.Safe(oneLine(err.Error())))
 	}
+	if errors.Is(p.err, parser.ErrInputLimit) {
+		say("%s", parser.ErrInputLimit.Error())
+	}
 	if skipped > 0 {
 		say("the analysis fell behind the command's output and skipped %d bytes of it; the passthrough is complete", skipped)
 	}
