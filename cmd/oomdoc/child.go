@@ -17,11 +17,13 @@ import (
 )
 
 // forwardedSignals are the signals oomdoc passes on to the command's
-// process group. SIGWINCH resizes the command's terminal instead.
+// process group. SIGWINCH resizes the command's terminal instead; SIGTSTP
+// and SIGCONT stop and continue the command with oomdoc.
 func forwardedSignals() []os.Signal {
 	return []os.Signal{
 		syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
 		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGWINCH,
+		syscall.SIGTSTP, syscall.SIGCONT,
 	}
 }
 
@@ -84,9 +86,14 @@ func startCommand(name string, args []string, stdout, stderr io.Writer) (func() 
 		growPipe(w)
 		sources, dsts, childEnds = append(sources, r), append(dsts, s.dst), append(childEnds, w)
 	}
+	// Signals are caught from before the start, so none can end oomdoc and
+	// leave the command running.
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, forwardedSignals()...)
 	// exec.Cmd's Stdout and Stderr are io.Writers; the *os.File values set
 	// above are handed to the child as they are.
 	if err := cmd.Start(); err != nil {
+		signal.Stop(sigs)
 		closeAll()
 		return nil, err
 	}
@@ -114,8 +121,6 @@ func startCommand(name string, args []string, stdout, stderr io.Writer) (func() 
 	copied := make(chan struct{})
 	go func() { copying.Wait(); close(copied) }()
 
-	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, forwardedSignals()...)
 	exited := make(chan struct{})
 	go forward(sigs, cmd.Process.Pid, master, exited)
 
@@ -136,25 +141,39 @@ func startCommand(name string, args []string, stdout, stderr io.Writer) (func() 
 
 // forward passes every signal on to the command's process group until the
 // command has exited; after that a signal ends oomdoc itself, by that
-// signal.
+// signal. Ctrl-Z (SIGTSTP) stops the command and then oomdoc, as a shell
+// job; SIGCONT, when the job is resumed, continues the command too.
 func forward(sigs chan os.Signal, pid int, master *os.File, exited chan struct{}) {
 	for s := range sigs {
 		sig := s.(syscall.Signal)
+		done := false
 		select {
 		case <-exited:
-			if sig != syscall.SIGWINCH {
-				dieBy(sig)
-			}
-			continue
+			done = true
 		default:
 		}
-		if sig == syscall.SIGWINCH {
-			if master != nil {
+		switch {
+		case sig == syscall.SIGWINCH:
+			if master != nil && !done {
 				_ = pty.InheritSize(os.Stdout, master)
 			}
-			continue
+		case sig == syscall.SIGTSTP:
+			if !done {
+				// SIGSTOP, not SIGTSTP: the command's group, in a session
+				// of its own, counts as orphaned, and the kernel drops
+				// SIGTSTP sent to an orphaned group.
+				_ = syscall.Kill(-pid, syscall.SIGSTOP)
+			}
+			_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		case sig == syscall.SIGCONT:
+			if !done {
+				_ = syscall.Kill(-pid, syscall.SIGCONT)
+			}
+		case done:
+			dieBy(sig)
+		default:
+			_ = syscall.Kill(-pid, sig)
 		}
-		_ = syscall.Kill(-pid, sig)
 	}
 }
 

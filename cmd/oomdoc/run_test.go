@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -323,4 +324,50 @@ func TestRunSignalAfterExitEndsAtOnce(t *testing.T) {
 	if e.signal != syscall.SIGTERM || e.elapsed > time.Second {
 		t.Errorf("ended by %v (status %d) after %v; want SIGTERM at once", e.signal, e.code, e.elapsed)
 	}
+}
+
+// TestRunCtrlZStopsTheJob: SIGTSTP stops the command and oomdoc, as a shell
+// job; SIGCONT continues both.
+func TestRunCtrlZStopsTheJob(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	cmd := exec.Command(oomdocBinary(t), "run", "--", "sh", "-c", "echo $$; exec sleep 30")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	child, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatalf("child said %q", line)
+	}
+	defer syscall.Kill(child, syscall.SIGKILL)
+	state := func(pid int) string {
+		data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if i := bytes.LastIndexByte(data, ')'); i >= 0 && i+2 < len(data) {
+			return string(data[i+2])
+		}
+		return "?"
+	}
+	waitState := func(pid int, want string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for state(pid) != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("pid %d in state %s, want %s", pid, state(pid), want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGTSTP)
+	waitState(child, "T")
+	waitState(cmd.Process.Pid, "T")
+	_ = cmd.Process.Signal(syscall.SIGCONT)
+	waitState(child, "S")
+	waitState(cmd.Process.Pid, "S")
 }
