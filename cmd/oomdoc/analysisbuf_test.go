@@ -6,6 +6,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/oomdoc/oomdoc/parser"
+	"github.com/oomdoc/oomdoc/rules"
 )
 
 // TestAnalysisBufferKeepsOrderAndSkipsAhead: bytes arrive in order; past
@@ -51,5 +54,18 @@ func TestAnalysisBufferConcurrent(t *testing.T) {
 	<-done
 	if got.Len() != 200000 || strings.Count(got.String(), "o") != 100000 || a.Skipped() != 0 {
 		t.Errorf("read %d bytes, skipped %d", got.Len(), a.Skipped())
+	}
+}
+
+// TestRunReportSaysWhatWasSkipped: when the analysis skipped output, the
+// report says how much; a cut at the input bound is said too.
+func TestRunReportSaysWhatWasSkipped(t *testing.T) {
+	env, _, errb := testEnv(strings.NewReader(""), false, nil)
+	c := &RunCmd{ReportFlags: ReportFlags{Format: "text", Color: "never"}}
+	c.report(env, parsed{res: &parser.Result{Input: "sh", Lines: 3}, err: parser.ErrInputLimit}, 1, 1234, rules.Hints{})
+	for _, want := range []string{"skipped 1234 bytes", "the passthrough is complete", "4 GiB"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q: %q", want, errb.String())
+		}
 	}
 }
