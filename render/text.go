@@ -177,7 +177,7 @@ func (t *textWriter) failure(g eventGroup) {
 	if ev.Exception != "" {
 		msg = string(ev.Exception) + ": " + msg
 	}
-	row("what", Safe(clipRunes(msg, 300)))
+	row("what", SafeLine(clipRunes(msg, 300)))
 	if ev.Device != nil {
 		d := deviceName(ev.Device)
 		if ev.TotalBytes != nil {
@@ -256,7 +256,7 @@ func (t *textWriter) culprits(rep advice.Report) {
 			if e.Line == 0 {
 				loc = "(given)"
 			}
-			t.hang("     ", "       ", t.st.faint.Render(SafeLine(loc))+"  "+t.st.code.Render(Safe(clipRunes(e.Text, 200))))
+			t.hang("     ", "       ", t.st.faint.Render(SafeLine(loc))+"  "+t.st.code.Render(SafeLine(clipRunes(e.Text, 200))))
 		}
 		if d.Decide != "" {
 			t.para("     ", t.st.faint.Render("would decide: ")+Safe(d.Decide))
@@ -365,9 +365,9 @@ func (t *textWriter) notices(rep advice.Report) {
 	for _, n := range rep.Context.Notices {
 		switch n.ID {
 		case "nonfatal-oom-retry", "triton-out-of-resources", "tf-bfc-nonfatal", "xla-rematerialization":
-			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d is a non-fatal memory warning, not a failure: ", n.Line)+t.st.code.Render(Safe(clipRunes(n.Text, 160))))
+			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d is a non-fatal memory warning, not a failure: ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 160))))
 		case "offloaded-to-cpu", "offloaded-to-disk", "bnb-dispatched-to-cpu", "partially-loaded":
-			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d says the model did not fit the GPU and was partly placed elsewhere (run `oomdoc explain weights-too-large`): ", n.Line)+t.st.code.Render(Safe(clipRunes(n.Text, 160))))
+			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d says the model did not fit the GPU and was partly placed elsewhere (run `oomdoc explain weights-too-large`): ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 160))))
 		}
 	}
 }

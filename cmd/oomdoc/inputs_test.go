@@ -190,3 +190,27 @@ func TestSeekTail(t *testing.T) {
 		t.Errorf("gzip read from %d bytes in", len(data)+2-len(head))
 	}
 }
+
+// TestTeeBinaryPassesThrough: --tee passes binary input through unchanged
+// and says it was not analysed, with status 0: the copy succeeded.
+func TestTeeBinaryPassesThrough(t *testing.T) {
+	in := bytes.Repeat([]byte{0x00, 0xff, 0x01, 'x'}, 50000)
+	env, out, errb := testEnv(bytes.NewReader(in), false, nil)
+	if code := run([]string{"--tee"}, env); code != 0 || !bytes.Equal(out.Bytes(), in) || !strings.Contains(errb.String(), "not analysed") {
+		t.Errorf("status %d, %d of %d bytes, stderr %q", code, out.Len(), len(in), errb.String())
+	}
+}
+
+// TestModelNewlineStaysOnOneLine: a newline in --model cannot start a new
+// line of the text report.
+func TestModelNewlineStaysOnOneLine(t *testing.T) {
+	r := runWith(t, "", "--color=never", "--model", "llava-hf/llava-1.5-13b-hf\nINJECTED LINE", fixture("reference", "llava-1.5-13b-load-12gib.log"))
+	if !strings.Contains(r.stdout, "INJECTED LINE") {
+		t.Fatalf("the report does not quote --model; the test needs it:\n%s", r.stdout)
+	}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "INJECTED LINE") {
+			t.Errorf("the --model value started a line: %q", l)
+		}
+	}
+}
