@@ -214,3 +214,37 @@ func TestModelNewlineStaysOnOneLine(t *testing.T) {
 		}
 	}
 }
+
+func TestWordWatch(t *testing.T) {
+	for _, tc := range []struct {
+		chunks []string
+		want   bool
+	}{
+		{[]string{"a Traceback b"}, true},
+		{[]string{"a Trace", "back b"}, true},
+		{[]string{"T", "r", "a", "c", "e", "b", "a", "c", "k"}, true},
+		{[]string{"Trace", "x", "back"}, false},
+		{[]string{"no word here", "at all"}, false},
+	} {
+		w := &wordWatch{r: &chunkReader{chunks: tc.chunks}, word: []byte("Traceback")}
+		_, _ = io.Copy(io.Discard, w)
+		if w.seen != tc.want {
+			t.Errorf("%q: seen %v", tc.chunks, w.seen)
+		}
+	}
+}
+
+// chunkReader returns its chunks one Read at a time.
+type chunkReader struct{ chunks []string }
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.chunks) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.chunks[0])
+	c.chunks[0] = c.chunks[0][n:]
+	if c.chunks[0] == "" {
+		c.chunks = c.chunks[1:]
+	}
+	return n, nil
+}

@@ -107,18 +107,25 @@ type wordWatch struct {
 	seen bool
 }
 
-// Read reads from the stream, looking for the word.
+// Read reads from the stream, looking for the word (across reads too)
+// without copying what it reads.
 func (w *wordWatch) Read(p []byte) (int, error) {
 	n, err := w.r.Read(p)
-	if !w.seen && n > 0 {
-		joined := append(w.tail, p[:n]...)
-		if bytes.Contains(joined, w.word) {
-			w.seen = true
-		}
-		if keep := len(w.word) - 1; len(joined) > keep {
-			joined = joined[len(joined)-keep:]
-		}
-		w.tail = append(w.tail[:0], joined...)
+	if w.seen || n == 0 {
+		return n, err
+	}
+	got := p[:n]
+	keep := len(w.word) - 1
+	// the word split between the last read and this one
+	edge := append(w.tail, got[:min(len(got), keep)]...)
+	if bytes.Contains(edge, w.word) || bytes.Contains(got, w.word) {
+		w.seen = true
+		return n, err
+	}
+	if len(got) >= keep {
+		w.tail = append(w.tail[:0], got[len(got)-keep:]...)
+	} else {
+		w.tail = append(w.tail[:0], edge[max(0, len(edge)-keep):]...)
 	}
 	return n, err
 }
