@@ -1,9 +1,7 @@
 package parser
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -51,49 +49,15 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // a model file passed by mistake.
 var ErrBinary = errors.New("looks like a binary file, not a log")
 
-// looksBinary reports whether the first bytes of an input are binary: NUL
-// bytes in more than 1% of them, or control bytes (other than tab, newline,
-// carriage return, escape, form feed) in more than 10%.
-func looksBinary(head []byte) bool {
-	if len(head) < 64 {
-		return false
-	}
-	nul, ctl := 0, 0
-	for _, c := range head {
-		switch {
-		case c == 0:
-			nul++
-		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != 0x1b && c != '\f', c == 0x7f:
-			ctl++
-		}
-	}
-	return nul*100 > len(head) || ctl*10 > len(head)
-}
-
-// Parse reads one input — a plain log, a gzip-compressed log or a Jupyter
-// notebook — and returns the memory failures in it with their context.
-// Finding no failure is not an error. On a read error Parse returns what it
-// found so far together with a *ParseError.
+// Parse reads one input — a plain log, a gzip-compressed log, UTF-16 text
+// or a Jupyter notebook (see decodeInput) — and returns the memory
+// failures in it with their context. Finding no failure is not an error.
+// On a read error Parse returns what it found so far together with a
+// *ParseError.
 func Parse(r io.Reader, name string) (*Result, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	head, _ := br.Peek(8 << 10)
-	var src io.Reader = br
-	switch {
-	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return &Result{Input: name}, &ParseError{Input: name, Err: fmt.Errorf("gunzip: %w", err)}
-		}
-		defer zr.Close()
-		return Parse(zr, name)
-	case isNotebook(head, name):
-		text, err := notebookText(br)
-		if err != nil {
-			return &Result{Input: name}, &ParseError{Input: name, Err: err}
-		}
-		src = strings.NewReader(text)
-	case looksBinary(head):
-		return &Result{Input: name}, &ParseError{Input: name, Line: 1, Err: ErrBinary}
+	src, err := decodeInput(r, name)
+	if err != nil {
+		return &Result{Input: name}, &ParseError{Input: name, Line: 1, Err: err}
 	}
 	return parseLines(src, name, false)
 }
@@ -710,12 +674,20 @@ func (s *scanner) stopFollowing(no int) {
 
 // finish closes what is still open and numbers the events.
 func (s *scanner) finish() {
-	streams := make([]string, 0, len(s.pending))
+	// Close in input order (then by stream), not map order: events on one
+	// physical line would otherwise be numbered differently from run to run.
+	open := make([]string, 0, len(s.pending))
 	for stream := range s.pending {
-		streams = append(streams, stream)
+		open = append(open, stream)
 	}
-	sort.Strings(streams) // map order must not reach the output
-	for _, stream := range streams {
+	sort.Slice(open, func(i, j int) bool {
+		a, b := s.pending[open[i]].ev, s.pending[open[j]].ev
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return open[i] < open[j]
+	})
+	for _, stream := range open {
 		s.close(stream)
 	}
 	// A tentative failure counts only when nothing else failed and the log

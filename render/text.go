@@ -100,7 +100,7 @@ func (t *textWriter) heading(s string) {
 func (t *textWriter) report(rep advice.Report) {
 	name := strings.Join(rep.Inputs, ", ")
 	if len(rep.Events) == 0 {
-		t.line(t.st.good.Render("✓ No out-of-memory failure found") + " in " + Safe(name) + ".")
+		t.line(t.st.good.Render("✓ No out-of-memory failure found") + " in " + SafeLine(name) + ".")
 		t.para("  ", "oomdoc looked for PyTorch (CUDA, ROCm, MPS, XPU, CPU), cuDNN/cuBLAS/NCCL, vLLM, JAX/XLA, TensorFlow, MLX, llama.cpp and host OOM-killer messages. If this run did crash, pass the whole log — the error is often above the last lines.")
 		t.measured(t.snap)
 		t.notices(rep)
@@ -191,10 +191,10 @@ func (t *textWriter) failure(g eventGroup) {
 	if len(g.ranks) > 0 {
 		row("rank", joinRanks(g.ranks))
 	}
-	row("where", Safe(whereWords(ev.Input, ev.Line)))
+	row("where", SafeLine(whereWords(ev.Input, ev.Line)))
 	if len(ev.Frames) > 0 {
 		f := ev.Frames[len(ev.Frames)-1]
-		row("frame", Safe(fmt.Sprintf("%s:%d in %s", shortPath(f.File), f.Line, f.Function)))
+		row("frame", SafeLine(fmt.Sprintf("%s:%d in %s", shortPath(f.File), f.Line, f.Function)))
 		if f.Code != "" {
 			row("", t.st.code.Render(Safe(f.Code)))
 		}
@@ -265,7 +265,7 @@ func (t *textWriter) culprits(rep advice.Report) {
 				continue
 			}
 			cited[loc] = true
-			t.hang("     ", "       ", t.st.faint.Render(Safe(loc))+"  "+t.st.code.Render(Safe(clipRunes(e.Text, 200))))
+			t.hang("     ", "       ", t.st.faint.Render(SafeLine(loc))+"  "+t.st.code.Render(SafeLine(clipRunes(e.Text, 200))))
 		}
 		if len(again) > 0 {
 			t.para("     ", t.st.faint.Render("also rests on line "+strings.Join(again, ", ")+" (above)"))
@@ -375,9 +375,9 @@ func (t *textWriter) notices(rep advice.Report) {
 	for _, n := range rep.Context.Notices {
 		switch n.ID {
 		case "nonfatal-oom-retry", "triton-out-of-resources", "tf-bfc-nonfatal", "xla-rematerialization":
-			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d is a non-fatal memory warning, not a failure: ", n.Line)+t.st.code.Render(Safe(clipRunes(n.Text, 160))))
+			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d is a non-fatal memory warning, not a failure: ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 160))))
 		case "offloaded-to-cpu", "offloaded-to-disk", "bnb-dispatched-to-cpu", "partially-loaded":
-			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d says the model did not fit the GPU and was partly placed elsewhere (run `oomdoc explain weights-too-large`): ", n.Line)+t.st.code.Render(Safe(clipRunes(n.Text, 160))))
+			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d says the model did not fit the GPU and was partly placed elsewhere (run `oomdoc explain weights-too-large`): ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 160))))
 		}
 	}
 }

@@ -9,8 +9,9 @@
 //	   the readable inputs are still reported
 //	1  the report could not be written
 //
-// In `oomdoc run -- CMD`, oomdoc exits with CMD's own status (128+N when
-// a signal N killed it, 127 when CMD could not be started).
+// In `oomdoc run -- CMD`, oomdoc exits with CMD's own status, or dies by
+// the signal that killed CMD (a shell sees 128+N); 127 when CMD could not
+// be started.
 package main
 
 import (
@@ -23,9 +24,14 @@ import (
 
 func main() {
 	// A closed downstream pipe must not kill oomdoc mid-report with SIGPIPE;
-	// writes then fail with EPIPE and oomdoc ends quietly.
-	signal.Ignore(syscall.SIGPIPE)
-	os.Exit(run(os.Args[1:], realEnv()))
+	// writes then fail with EPIPE and oomdoc ends quietly. Notify, not
+	// Ignore: an ignored signal would be inherited by `oomdoc run`'s child.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	code := run(os.Args[1:], realEnv())
+	if code < 0 {
+		dieBy(syscall.Signal(-code)) // `run`: end as the command ended
+	}
+	os.Exit(code)
 }
 
 // realEnv binds the program to the process's own streams and terminal.

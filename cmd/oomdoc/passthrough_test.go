@@ -103,13 +103,7 @@ func TestHelperChild(t *testing.T) {
 // person would: the prompt appears, the log is pasted, Ctrl-D ends it, and
 // the report comes back.
 func TestPasteMode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "oomdoc")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := oomdocBinary(t)
 	cmd := exec.Command(bin, "--color=never", "--width=80")
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	tty, err := pty.Start(cmd)
@@ -141,6 +135,10 @@ func TestPasteMode(t *testing.T) {
 	}
 	waitFor("Paste the crash log")
 	log, _ := os.ReadFile(fixture("corpus", "inf-029.log"))
+	// A line longer than the terminal's 4,095-byte line buffer, whose end
+	// holds a failure: in canonical mode the kernel would drop its tail.
+	long := "[rank1]: " + strings.Repeat("progress ", 700) + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.77 GiB.\n"
+	tty.Write([]byte(long))
 	tty.Write(log)
 	tty.Write([]byte("\n\x04"))
 	if err := cmd.Wait(); err != nil {
@@ -149,6 +147,9 @@ func TestPasteMode(t *testing.T) {
 	<-done
 	if !strings.Contains(got.String(), "Culprits, most likely first") || !strings.Contains(got.String(), "224.00 MiB") {
 		t.Errorf("no report after Ctrl-D:\n%s", got.String())
+	}
+	if !strings.Contains(got.String(), "7.77 GiB requested") {
+		t.Errorf("the failure at the end of a 6 KB pasted line was lost:\n%s", got.String())
 	}
 }
 

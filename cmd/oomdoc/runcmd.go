@@ -3,11 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"os/signal"
-	"sync"
+	"github.com/oomdoc/oomdoc/render"
+	"github.com/oomdoc/oomdoc/rules"
 	"syscall"
 
 	"github.com/oomdoc/oomdoc/parser"
@@ -21,112 +18,98 @@ type RunCmd struct {
 	capt    *captureRun
 }
 
-// Run starts the command with its stdout and stderr passed through
-// unchanged and live, reads a copy of both, and — when the command fails —
-// prints the report on stderr. It returns the command's own exit status.
+// Run starts the command as if it ran directly (see startCommand), passes
+// its stdout and stderr through first and unchanged, and analyses a copy
+// that never holds the command back. When the command fails, the report
+// follows on stderr; oomdoc then ends as the command ended: with its exit
+// status, or killed by the same signal. Ctrl-C ends quietly, without a
+// report.
 func (c *RunCmd) Run(env *Env) error {
 	h, err := c.hints()
 	if err != nil {
 		return err
 	}
-	args := c.Command
+	if err := c.checkWidth(); err != nil {
+		return err
+	}
+	args := rawCommand(c.Command)
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
 	if len(args) == 0 {
 		return &exitError{code: exitUsage, err: errors.New("run: no command given (oomdoc run -- python train.py)")}
 	}
-	pr, pw := io.Pipe()
-	shared := &lockedWriter{w: pw}
-	done := make(chan *parser.Result, 1)
+	ana := newAnalysisBuffer(analysisLimit)
+	done := make(chan parsed, 1)
 	go func() {
-		done <- parseDraining(pr, args[0])
+		lowerPriority()
+		res, err := safeParse(ana, args[0])
+		ana.Close() // the parser may stop early (binary output): free the queue
+		done <- parsed{res, err}
 	}()
-	wait, err := c.startChild(env, args, io.MultiWriter(env.Stdout, shared), io.MultiWriter(env.Stderr, shared)) // capture.go
+	stdout, stderr := &tap{dst: env.Stdout, ana: ana}, &tap{dst: env.Stderr, ana: ana}
+	wait, err := c.startChild(env, args, stdout, stderr) // capture.go
 	if err != nil {
-		pw.Close()
+		ana.Close()
 		<-done
-		return &exitError{code: exitNoCommand, err: fmt.Errorf("run %s: %w", args[0], err)}
+		return &exitError{code: exitNoCommand, err: errors.New(render.SafeLine(fmt.Sprintf("run %s: %v", args[0], err)))}
 	}
 	status := wait()
-	pw.Close()
-	res := <-done
-	c.takeCapture(env, res, status)
-	if status != 0 && res != nil {
-		if err := c.write(env, env.Stderr, c.analyse([]*parser.Result{res}, h)); err != nil && !isBrokenPipe(err) {
-			fmt.Fprintf(env.Stderr, "oomdoc: %s\n", oneLine(err.Error()))
-		}
+	ana.Close()
+	p := <-done
+	c.takeCapture(env, p.res, status)
+	sig := syscall.Signal(0)
+	code := status
+	if status < 0 {
+		sig = syscall.Signal(-status)
+		code = 128 + int(sig)
 	}
-	return &exitError{code: status}
-}
-
-// parseDraining parses r and, whatever happens to the analysis, reads r to
-// its end so that the command's output never blocks on oomdoc.
-func parseDraining(r io.Reader, name string) *parser.Result {
-	res, _ := safeParse(r, name)
-	return res
-}
-
-// safeParse parses r; if the analysis fails in any way it still reads r to
-// its end, so that bytes passed through (--tee, run) are never cut short.
-func safeParse(r io.Reader, name string) (res *parser.Result, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			res, err = nil, fmt.Errorf("internal error while reading %s: %v", name, p)
-		}
-		_, _ = io.Copy(io.Discard, r)
-	}()
-	return parser.Parse(r, name)
-}
-
-// lockedWriter serialises the command's stdout and stderr copies into one
-// stream for the parser.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-// Write passes p on under the lock; the parser's copy never fails the child.
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, _ = l.w.Write(p)
-	return len(p), nil
-}
-
-// startCommand starts a child process. Ctrl-C reaches it directly (it
-// shares the terminal's process group); oomdoc itself ignores SIGINT while
-// the child runs and forwards SIGTERM, so that it can report after the
-// child ends.
-func startCommand(name string, args []string, stdout, stderr io.Writer) (func() int, error) {
-	cmd := exec.Command(name, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
+	if code != 0 && sig != syscall.SIGINT && code != 128+int(syscall.SIGINT) {
+		c.report(env, p, code, ana.Skipped(), h)
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		for s := range sigs {
-			if s != os.Interrupt {
-				_ = cmd.Process.Signal(s)
-			}
+	if sig != 0 {
+		return &exitError{code: -int(sig)} // main re-raises it on oomdoc
+	}
+	return &exitError{code: code}
+}
+
+// parsed is the analysis's outcome.
+type parsed struct {
+	res *parser.Result
+	err error
+}
+
+// report prints what the analysis found on stderr, with what it could not
+// see. An output the parser refused is said so, never reported as "no
+// failure".
+func (c *RunCmd) report(env *Env, p parsed, code int, skipped int64, h rules.Hints) {
+	say := func(format string, a ...any) {
+		fmt.Fprintf(env.Stderr, "oomdoc: "+format+"\n", a...)
+	}
+	if p.res == nil || errors.Is(p.err, parser.ErrBinary) {
+		reason := "it could not be read"
+		if p.err != nil {
+			reason = render.Safe(oneLine(p.err.Error()))
 		}
-	}()
-	return func() int {
-		err := cmd.Wait()
-		signal.Stop(sigs)
-		close(sigs)
-		if err == nil {
-			return 0
-		}
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				return 128 + int(ws.Signal())
-			}
-			return ee.ExitCode()
-		}
-		return exitWriteError
-	}, nil
+		say("the command's output was not analysed: %s", reason)
+		return
+	}
+	res := p.res
+	hostKill := len(res.Events) == 0 && code == 128+int(syscall.SIGKILL)
+	if hostKill {
+		res = withSuspectedHostKill(res, code)
+	}
+	reps := c.analyse([]*parser.Result{res}, h)
+	if hostKill {
+		reps[0].Capture = append(reps[0].Capture, hostKillCapture()...)
+	}
+	if err := c.write(env, env.Stderr, reps); err != nil && !isBrokenPipe(err) {
+		say("%s", render.Safe(oneLine(err.Error())))
+	}
+	if errors.Is(p.err, parser.ErrInputLimit) {
+		say("%s", parser.ErrInputLimit.Error())
+	}
+	if skipped > 0 {
+		say("the analysis fell behind the command's output and skipped %d bytes of it; the passthrough is complete", skipped)
+	}
 }

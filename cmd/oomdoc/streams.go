@@ -8,42 +8,46 @@ import (
 	"syscall"
 )
 
-// teeWriter copies input to the user's stdout. When stdout goes away (the
-// downstream pipe closed) it stops writing and keeps accepting, so the
-// analysis still sees the whole input and oomdoc ends quietly.
-type teeWriter struct {
-	w      io.Writer
-	closed bool
-}
-
-// Write copies p to stdout until stdout fails, and always reports success
-// so that the analysis keeps reading.
-func (t *teeWriter) Write(p []byte) (int, error) {
-	if t.closed {
-		return len(p), nil
-	}
-	if _, err := t.w.Write(p); err != nil {
-		t.closed = true
-	}
-	return len(p), nil
-}
-
 // isBrokenPipe reports whether err is a write to a closed pipe.
 func isBrokenPipe(err error) bool {
 	return errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrClosedPipe)
 }
 
+// eofLatch keeps an end of input ended. A terminal reports Ctrl-D as one
+// empty read and then reads on; without the latch every buffered reader on
+// the way would ask again, and the user would press Ctrl-D three times.
+type eofLatch struct {
+	r   io.Reader
+	eof bool
+}
+
+// Read reads until the first end of input, then always reports it.
+func (l *eofLatch) Read(p []byte) (int, error) {
+	if l.eof {
+		return 0, io.EOF
+	}
+	n, err := l.r.Read(p)
+	if err == io.EOF {
+		l.eof = true
+	}
+	return n, err
+}
+
 // pasteReader reads a pasted log from a terminal. Ctrl-D ends it as usual
-// (the terminal sends EOF); a line holding only Ctrl-Z (what Windows users
-// type, and what some terminals pass through) ends it too.
+// (the terminal sends EOF, or — with eot set, when the terminal's line
+// editing is off so that long pasted lines are not cut — the Ctrl-D byte
+// itself); a line holding only Ctrl-Z (what Windows users type, and what
+// some terminals pass through) ends it too.
 type pasteReader struct {
 	r    io.Reader
+	eot  bool // a Ctrl-D byte (0x04) ends the input
 	br   *bufio.Reader
 	line []byte
 	done bool
 }
 
-// Read returns the pasted text line by line until EOF or a Ctrl-Z line.
+// Read returns the pasted text line by line until EOF, Ctrl-D or a Ctrl-Z
+// line.
 func (p *pasteReader) Read(b []byte) (int, error) {
 	if p.br == nil {
 		p.br = bufio.NewReader(p.r)
@@ -52,7 +56,7 @@ func (p *pasteReader) Read(b []byte) (int, error) {
 		if p.done {
 			return 0, io.EOF
 		}
-		line, err := p.br.ReadBytes('\n')
+		line, err := p.readLine()
 		if t := bytes.TrimRight(line, "\r\n"); len(t) == 1 && t[0] == 0x1a {
 			p.done = true
 			return 0, io.EOF
@@ -71,4 +75,57 @@ func (p *pasteReader) Read(b []byte) (int, error) {
 	n := copy(b, p.line)
 	p.line = p.line[n:]
 	return n, nil
+}
+
+// readLine reads one line; with eot set a Ctrl-D byte ends the input, the
+// text before it kept.
+func (p *pasteReader) readLine() ([]byte, error) {
+	if !p.eot {
+		return p.br.ReadBytes('\n')
+	}
+	var line []byte
+	for {
+		c, err := p.br.ReadByte()
+		if err != nil {
+			return line, err
+		}
+		if c == 0x04 {
+			return line, io.EOF
+		}
+		line = append(line, c)
+		if c == '\n' {
+			return line, nil
+		}
+	}
+}
+
+// wordWatch passes a stream through and notes whether a word occurs in it.
+type wordWatch struct {
+	r    io.Reader
+	word []byte
+	tail []byte // the last len(word)-1 bytes, for a word split across reads
+	seen bool
+}
+
+// Read reads from the stream, looking for the word (across reads too)
+// without copying what it reads.
+func (w *wordWatch) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if w.seen || n == 0 {
+		return n, err
+	}
+	got := p[:n]
+	keep := len(w.word) - 1
+	// the word split between the last read and this one
+	edge := append(w.tail, got[:min(len(got), keep)]...)
+	if bytes.Contains(edge, w.word) || bytes.Contains(got, w.word) {
+		w.seen = true
+		return n, err
+	}
+	if len(got) >= keep {
+		w.tail = append(w.tail[:0], got[len(got)-keep:]...)
+	} else {
+		w.tail = append(w.tail[:0], edge[max(0, len(edge)-keep):]...)
+	}
+	return n, err
 }
