@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"math/big"
 	"strconv"
 )
 
@@ -330,7 +331,7 @@ func typeName(v any) string {
 		return "None"
 	case bool:
 		return "bool"
-	case int64:
+	case int64, *big.Int:
 		return "int"
 	case float64:
 		return "float"
