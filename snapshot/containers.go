@@ -19,7 +19,13 @@ const (
 // and those that use the memo or name a class.
 func (d *decoder) container(op byte, a arg) error {
 	switch op {
-	case opEmptyList, opEmptySet:
+	case opEmptyList:
+		l := &List{}
+		if d.opt.Discard != nil && d.opt.Refs != nil {
+			l.discard = d.opt.Discard(d.stack)
+		}
+		return d.pushNew(l)
+	case opEmptySet:
 		return d.pushNew(&List{})
 	case opEmptyDict:
 		return d.pushNew(&Dict{memo: -1})
@@ -157,6 +163,9 @@ func (d *decoder) appendTo(items []any) error {
 	l, ok := t.(*List)
 	if !ok {
 		return d.in.fail("APPEND to a %s, not a list", typeName(t))
+	}
+	if l.discard {
+		return nil
 	}
 	kept := d.keep(items)
 	if err := d.charge(costSlot * int64(len(kept))); err != nil {

@@ -23,6 +23,10 @@ type Options struct {
 	// yes and the dict is not fetched again from the memo, the dict is left
 	// out of the lists it is appended to. Only used with Refs.
 	Drop func(*Dict) bool
+	// Discard is asked, as each empty list is pushed, whether the reader
+	// needs its items, given the stack below it; when it says no, appends
+	// to the list are dropped. Only used with Refs.
+	Discard func(stack []any) bool
 }
 
 // classRef is a GLOBAL the decoder allows: collections.OrderedDict, which
