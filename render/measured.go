@@ -40,7 +40,7 @@ func siteText(h snapshot.Holder) string {
 		parts = append(parts, h.Because+"()")
 	}
 	if h.Site == nil {
-		return "no stack recorded (allocated before memory history was on)"
+		return "no stack recorded (allocated before memory history was on, or by a thread without Python)"
 	}
 	where := path.Base(h.Site.File)
 	if h.Site.Line > 0 {
@@ -91,7 +91,7 @@ func (t *textWriter) measured(m *snapshot.Measured) {
 		if k.Sites > 1 {
 			more = fmt.Sprintf("; %d sites", k.Sites)
 		}
-		t.hang("  "+fmt.Sprintf("%-16s %10s  ", kindName(k.Kind), parser.FormatSize(k.Bytes)), strings.Repeat(" ", 30),
+		t.hang("  "+fmt.Sprintf("%-16s %10s  ", kindName(k.Kind), parser.FormatSize(k.Bytes)), strings.Repeat(" ", 31),
 			fmt.Sprintf("%s (%d %s%s)", siteText(k.Top), k.Blocks, plural(k.Blocks, "block"), more))
 	}
 	if m.OmittedHolders > 0 {
