@@ -117,7 +117,7 @@ func (c *RunCmd) takeCapture(env *Env, res *parser.Result, status int) {
 	if c.capt == nil {
 		return
 	}
-	path := newestSnapshot(c.capt.dumpDir())
+	path, count := newestSnapshot(c.capt.dumpDir())
 	if path == "" {
 		c.capt.remove()
 		if status != 0 {
@@ -132,6 +132,9 @@ func (c *RunCmd) takeCapture(env *Env, res *parser.Result, status int) {
 		return
 	}
 	fmt.Fprintf(env.Stderr, "oomdoc: memory snapshot kept at %s (it opens in https://pytorch.org/memory_viz)\n", path)
+	if count > 1 {
+		fmt.Fprintf(env.Stderr, "oomdoc: %d processes dumped a snapshot; the report reads the newest, the others are beside it\n", count)
+	}
 	if res == nil {
 		return
 	}
@@ -146,8 +149,9 @@ func (c *RunCmd) takeCapture(env *Env, res *parser.Result, status int) {
 }
 
 // newestSnapshot is the most recently written snapshot-PID.pickle in dir
-// (each Python process dumps its own), "" when there is none.
-func newestSnapshot(dir string) string {
+// (each Python process dumps its own), "" when there is none, and how many
+// there are.
+func newestSnapshot(dir string) (string, int) {
 	paths, _ := filepath.Glob(filepath.Join(dir, "snapshot-*.pickle"))
 	best, bestTime := "", int64(0)
 	for _, p := range paths {
@@ -155,7 +159,7 @@ func newestSnapshot(dir string) string {
 			best, bestTime = p, st.ModTime().UnixNano()
 		}
 	}
-	return best
+	return best, len(paths)
 }
 
 // readObserved reads the observer's figures the hook wrote beside the
