@@ -126,6 +126,10 @@ func (c *RunCmd) takeCapture(env *Env, res *parser.Result, status int) {
 		return
 	}
 	_ = os.RemoveAll(c.capt.hookDir())
+	if status == 0 || res == nil { // an out-of-memory error the program caught: nothing to report on
+		fmt.Fprintf(env.Stderr, "oomdoc: the command ran out of CUDA memory and went on; its memory snapshot is kept at %s\n", path)
+		return
+	}
 	m, err := readSnapshotFile(env, path, readObserved(path+".json"))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "oomdoc: --capture: %s\n", oneLine(err.Error()))
@@ -134,9 +138,6 @@ func (c *RunCmd) takeCapture(env *Env, res *parser.Result, status int) {
 	fmt.Fprintf(env.Stderr, "oomdoc: memory snapshot kept at %s (it opens in https://pytorch.org/memory_viz)\n", path)
 	if count > 1 {
 		fmt.Fprintf(env.Stderr, "oomdoc: %d processes dumped a snapshot; the report reads the newest, the others are beside it\n", count)
-	}
-	if res == nil {
-		return
 	}
 	if c.measured == nil {
 		c.measured = map[string]*snapshot.Measured{}

@@ -251,3 +251,15 @@ print(torch.cuda.EVENTS, os.path.basename(p))
 		}
 	}
 }
+
+// TestCaptureCaught: an out-of-memory error the program survives leaves a
+// snapshot, which is named, and no report.
+func TestCaptureCaught(t *testing.T) {
+	python, tmp, env, out, errb := captureEnv(t)
+	code := run([]string{"run", "--capture", "--", python, filepath.Join("testdata", "capture", "caught.py")}, env)
+	kept, _ := filepath.Glob(filepath.Join(tmp, "oomdoc-capture-*", "dump", "snapshot-*.pickle"))
+	if code != 0 || out.String() != "caught; smaller batch\n" || len(kept) != 1 ||
+		errb.String() != "user sitecustomize ran\noomdoc: the command ran out of CUDA memory and went on; its memory snapshot is kept at "+kept[0]+"\n" {
+		t.Errorf("exit %d, kept %v\nstdout: %q\nstderr: %q", code, kept, out, errb)
+	}
+}
