@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/oomdoc/oomdoc/advice"
@@ -20,34 +19,6 @@ func measuredFor(rep advice.Report, o Options) *snapshot.Measured {
 		}
 	}
 	return nil
-}
-
-// kindSum is the holders of one kind together: what the first screen says.
-type kindSum struct {
-	kind   string
-	bytes  int64
-	blocks int
-	top    snapshot.Holder // the largest site
-	sites  int
-}
-
-// byKind sums the holders by kind, largest first.
-func byKind(m *snapshot.Measured) []kindSum {
-	var out []kindSum
-	at := map[string]int{}
-	for _, h := range m.Holders { // ranked by bytes, so the first of a kind is its largest site
-		i, ok := at[h.Kind]
-		if !ok {
-			i = len(out)
-			at[h.Kind] = i
-			out = append(out, kindSum{kind: h.Kind, top: h})
-		}
-		out[i].bytes += h.Bytes
-		out[i].blocks += h.Blocks
-		out[i].sites++
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].bytes > out[j].bytes })
-	return out
 }
 
 // kindName is how the report names a holder kind.
@@ -69,7 +40,7 @@ func siteText(h snapshot.Holder) string {
 		parts = append(parts, h.Because+"()")
 	}
 	if h.Site == nil {
-		return "no stack recorded (allocated before memory history was on)"
+		return "no stack recorded (allocated before memory history was on, or by a thread without Python)"
 	}
 	where := path.Base(h.Site.File)
 	if h.Site.Line > 0 {
@@ -101,7 +72,7 @@ func freeText(m *snapshot.Measured) string {
 	}
 	parts = append(parts, lf)
 	s := strings.Join(parts, ", ")
-	if m.OOM != nil && m.InactiveBytes >= m.OOM.RequestedBytes && m.LargestFreeBlockBytes < m.OOM.RequestedBytes {
+	if m.Fragmented() {
 		s += " — fragmented: enough is cached free in total, but in pieces"
 	}
 	return s
@@ -115,13 +86,13 @@ func (t *textWriter) measured(m *snapshot.Measured) {
 	t.line("")
 	t.line(t.st.heading.Render("Measured") + fmt.Sprintf(" (memory snapshot %s, cuda:%d): %s active of %s reserved",
 		Safe(path.Base(m.Input)), m.Device, parser.FormatSize(m.ActiveBytes), parser.FormatSize(m.ReservedBytes)))
-	for _, k := range byKind(m) {
+	for _, k := range m.ByKind() {
 		more := ""
-		if k.sites > 1 {
-			more = fmt.Sprintf("; %d sites", k.sites)
+		if k.Sites > 1 {
+			more = fmt.Sprintf("; %d sites", k.Sites)
 		}
-		t.hang("  "+fmt.Sprintf("%-16s %10s  ", kindName(k.kind), parser.FormatSize(k.bytes)), strings.Repeat(" ", 30),
-			fmt.Sprintf("%s (%d %s%s)", siteText(k.top), k.blocks, plural(k.blocks, "block"), more))
+		t.hang("  "+fmt.Sprintf("%-16s %10s  ", kindName(k.Kind), parser.FormatSize(k.Bytes)), strings.Repeat(" ", 31),
+			fmt.Sprintf("%s (%d %s%s)", siteText(k.Top), k.Blocks, plural(k.Blocks, "block"), more))
 	}
 	if m.OmittedHolders > 0 {
 		t.para("  ", fmt.Sprintf("… and %d smaller sites holding %s", m.OmittedHolders, parser.FormatSize(m.OmittedBytes)))

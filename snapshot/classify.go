@@ -20,41 +20,43 @@ var cppBackward = regexp.MustCompile(`autograd::Engine::|AccumulateGrad|[A-Za-z]
 // any rule matches decides the kind, so that weights moved to the GPU by a
 // hook during forward are weights, and a KV-cache update inside forward is
 // KV cache.
-var kindRules = []kindRule{
-	{KindKVCache, func(f Frame) bool {
-		return isPython(f) && (strings.Contains(f.File, "cache_utils") || strings.Contains(f.File, "cache_engine") ||
-			strings.Contains(f.Function, "kv_cache"))
-	}},
-	{KindOptimizer, func(f Frame) bool {
-		return isPython(f) && (strings.Contains(f.File, "/optim/") || f.Function == "_init_group")
-	}},
-	{KindWeights, func(f Frame) bool {
-		if !isPython(f) {
+func kindRules() []kindRule {
+	return []kindRule{
+		{KindKVCache, func(f Frame) bool {
+			return isPython(f) && (strings.Contains(f.File, "cache_utils") || strings.Contains(f.File, "cache_engine") ||
+				strings.Contains(f.Function, "kv_cache"))
+		}},
+		{KindOptimizer, func(f Frame) bool {
+			return isPython(f) && (strings.Contains(f.File, "/optim/") || f.Function == "_init_group")
+		}},
+		{KindWeights, func(f Frame) bool {
+			if !isPython(f) {
+				return false
+			}
+			switch f.Function {
+			case "from_pretrained", "load_state_dict", "_load_from_state_dict", "_load_state_dict_into_meta_model",
+				"load_checkpoint_and_dispatch", "set_module_tensor_to_device", "dispatch_model", "to_empty",
+				"reset_parameters", "_apply":
+				return true
+			case "__init__":
+				return strings.Contains(f.File, "torch/nn/modules/")
+			case "to", "cuda":
+				return strings.HasSuffix(f.File, "torch/nn/modules/module.py")
+			case "load":
+				return strings.HasSuffix(f.File, "torch/serialization.py")
+			}
 			return false
-		}
-		switch f.Function {
-		case "from_pretrained", "load_state_dict", "_load_from_state_dict", "_load_state_dict_into_meta_model",
-			"load_checkpoint_and_dispatch", "set_module_tensor_to_device", "dispatch_model", "to_empty",
-			"reset_parameters", "_apply":
-			return true
-		case "__init__":
-			return strings.Contains(f.File, "torch/nn/modules/")
-		case "to", "cuda":
-			return strings.HasSuffix(f.File, "torch/nn/modules/module.py")
-		case "load":
-			return strings.HasSuffix(f.File, "torch/serialization.py")
-		}
-		return false
-	}},
-	{KindGradients, func(f Frame) bool {
-		if !isPython(f) {
-			return cppBackward.MatchString(f.Function)
-		}
-		return f.Function == "backward" || f.Function == "_engine_run_backward" || f.Function == "run_backward"
-	}},
-	{KindActivation, func(f Frame) bool {
-		return isPython(f) && (f.Function == "forward" || f.Function == "_call_impl" || f.Function == "_wrapped_call_impl")
-	}},
+		}},
+		{KindGradients, func(f Frame) bool {
+			if !isPython(f) {
+				return cppBackward.MatchString(f.Function)
+			}
+			return f.Function == "backward" || f.Function == "_engine_run_backward" || f.Function == "run_backward"
+		}},
+		{KindActivation, func(f Frame) bool {
+			return isPython(f) && (f.Function == "forward" || f.Function == "_call_impl" || f.Function == "_wrapped_call_impl")
+		}},
+	}
 }
 
 // class is what a stack says about the memory it allocated.
@@ -69,11 +71,12 @@ type class struct {
 // (innermost first).
 func classify(frames []Frame) class {
 	c := class{kind: KindOther, site: site(frames), stack: pythonFrames(frames)}
+	rules := kindRules()
 	var rule *kindRule
 	for _, f := range frames {
-		for i := range kindRules {
-			if kindRules[i].match(f) {
-				rule = &kindRules[i]
+		for i := range rules {
+			if rules[i].match(f) {
+				rule = &rules[i]
 				break
 			}
 		}
@@ -86,18 +89,21 @@ func classify(frames []Frame) class {
 	}
 	c.kind = rule.kind
 	for _, f := range frames {
-		if rule.match(f) && !wrappers[f.Function] {
+		if rule.match(f) && !isWrapper(f.Function) {
 			c.because = shortName(f.Function)
 		}
 	}
 	return c
 }
 
-// wrappers are the functions that only pass a call on (decorators, the
+// isWrapper reports functions that only pass a call on (decorators, the
 // module call machinery); they never name what a stack was doing.
-var wrappers = map[string]bool{
-	"wrapper": true, "_use_grad": true, "decorate_context": true, "inner": true,
-	"_call_impl": true, "_wrapped_call_impl": true,
+func isWrapper(name string) bool {
+	switch name {
+	case "wrapper", "_use_grad", "decorate_context", "inner", "_call_impl", "_wrapped_call_impl":
+		return true
+	}
+	return false
 }
 
 // shortName shortens a C++ frame's name ("torch::autograd::AccumulateGrad::
@@ -164,17 +170,16 @@ func isStdlib(f Frame) bool {
 	return i >= 0 && !strings.Contains(f.File[i:], "-packages/")
 }
 
-// plumbing are library files that move tensors for the caller (loading,
-// dispatch, hooks); the site is where they were called from.
-var plumbing = []string{
-	"/accelerate/hooks.py", "/accelerate/utils/modeling.py", "/accelerate/big_modeling.py",
-	"/transformers/modeling_utils.py", "/transformers/integrations/", "/transformers/models/auto/",
-	"/transformers/cache_utils.py", "/safetensors/",
-	"/diffusers/models/modeling_utils.py",
-}
-
+// isPlumbing reports library files that move tensors for the caller
+// (loading, dispatch, hooks, the KV cache); the site is where they were
+// called from.
 func isPlumbing(f Frame) bool {
-	for _, p := range plumbing {
+	for _, p := range [...]string{
+		"/accelerate/hooks.py", "/accelerate/utils/modeling.py", "/accelerate/big_modeling.py",
+		"/transformers/modeling_utils.py", "/transformers/integrations/", "/transformers/models/auto/",
+		"/transformers/cache_utils.py", "/safetensors/",
+		"/diffusers/models/modeling_utils.py",
+	} {
 		if strings.Contains(f.File, p) {
 			return true
 		}

@@ -60,3 +60,23 @@ func TestClassify(t *testing.T) {
 		})
 	}
 }
+
+func TestDiscardTraceFrames(t *testing.T) {
+	root, segs, traces, dev, entry := &Dict{}, &List{}, &List{}, &List{}, &Dict{}
+	for _, tc := range []struct {
+		name  string
+		stack []any
+		want  bool
+	}{
+		{"a block's frames", []any{root, "segments", segs, &Dict{}, "size", int64(1), "frames"}, false},
+		{"an alloc entry's frames", []any{root, "segments", segs, "device_traces", traces, dev, entry, "action", "alloc", "addr", int64(1), "frames"}, true},
+		{"the oom entry's frames", []any{root, "segments", segs, "device_traces", traces, dev, entry, "action", "oom", "frames"}, false},
+		{"an entry whose action comes later", []any{root, "segments", segs, "device_traces", traces, dev, entry, "frames"}, false},
+		{"a device's list", []any{root, "segments", segs, "device_traces", traces}, false},
+		{"traces pickled before segments", []any{root, "device_traces", traces, dev, entry, "action", "alloc", "frames"}, false},
+	} {
+		if got := discardTraceFrames(tc.stack); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"math/big"
 	"strconv"
 )
 
@@ -18,7 +19,13 @@ const (
 // and those that use the memo or name a class.
 func (d *decoder) container(op byte, a arg) error {
 	switch op {
-	case opEmptyList, opEmptySet:
+	case opEmptyList:
+		l := &List{}
+		if d.opt.Discard != nil && d.opt.Refs != nil {
+			l.discard = d.opt.Discard(d.stack)
+		}
+		return d.pushNew(l)
+	case opEmptySet:
 		return d.pushNew(&List{})
 	case opEmptyDict:
 		return d.pushNew(&Dict{memo: -1})
@@ -157,6 +164,9 @@ func (d *decoder) appendTo(items []any) error {
 	if !ok {
 		return d.in.fail("APPEND to a %s, not a list", typeName(t))
 	}
+	if l.discard {
+		return nil
+	}
 	kept := d.keep(items)
 	if err := d.charge(costSlot * int64(len(kept))); err != nil {
 		return err
@@ -237,19 +247,25 @@ func (d *decoder) put(op byte, a arg) error {
 	return nil
 }
 
-// allowed are the only callables a pickle may name: constructors of plain
-// data that protocols 0-3 use for what they have no opcode for.
-var allowed = map[classRef]bool{
-	{"collections", "OrderedDict"}: true,
-	{"_codecs", "encode"}:          true, // bytes in protocols 0-2
-	{"builtins", "set"}:            true, {"builtins", "frozenset"}: true, {"builtins", "bytearray"}: true,
-	{"__builtin__", "set"}: true, {"__builtin__", "frozenset"}: true, {"__builtin__", "bytearray"}: true,
+// allowed reports the only callables a pickle may name: constructors of
+// plain data that protocols 0-3 use for what they have no opcode for
+// (_codecs.encode is how protocols 0-2 write bytes).
+func allowed(c classRef) bool {
+	switch c.module {
+	case "collections":
+		return c.name == "OrderedDict"
+	case "_codecs":
+		return c.name == "encode"
+	case "builtins", "__builtin__":
+		return c.name == "set" || c.name == "frozenset" || c.name == "bytearray"
+	}
+	return false
 }
 
 // global pushes an allowed callable; any other is refused.
 func (d *decoder) global(module, name string) error {
 	c := classRef{module, name}
-	if allowed[c] {
+	if allowed(c) {
 		return d.push(c)
 	}
 	return d.in.fail("the pickle names %s; a memory snapshot holds only plain data, so the file was refused (nothing in it was run)", strconv.Quote(module+"."+name))
@@ -330,7 +346,7 @@ func typeName(v any) string {
 		return "None"
 	case bool:
 		return "bool"
-	case int64:
+	case int64, *big.Int:
 		return "int"
 	case float64:
 		return "float"

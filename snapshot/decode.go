@@ -12,8 +12,9 @@ import (
 // Options tune Decode.
 type Options struct {
 	Limits Limits
-	// Size is the input's length when known (else -1): a length prefix
-	// past it is reported as truncation before anything is allocated.
+	// Size is the input's length when known (0 or less: unknown): a
+	// length prefix past it is reported as truncation before anything is
+	// allocated.
 	Size int64
 	// Refs, when not nil, say where each memo index is last fetched
 	// (scanRefs): values never fetched again are not kept, and the others
@@ -23,6 +24,10 @@ type Options struct {
 	// yes and the dict is not fetched again from the memo, the dict is left
 	// out of the lists it is appended to. Only used with Refs.
 	Drop func(*Dict) bool
+	// Discard is asked, as each empty list is pushed, whether the reader
+	// needs its items, given the stack below it; when it says no, appends
+	// to the list are dropped. Only used with Refs.
+	Discard func(stack []any) bool
 }
 
 // classRef is a GLOBAL the decoder allows: collections.OrderedDict, which
@@ -43,8 +48,15 @@ type decoder struct {
 
 // Decode reads one pickle from r and returns its value. It executes
 // nothing: any opcode that would name or call a Python object other than
-// collections.OrderedDict is refused with a FormatError.
+// the plain-data constructors (allowed) is refused with a FormatError.
+// Zero Limits are DefaultLimits.
 func Decode(r io.Reader, opt Options) (any, error) {
+	if opt.Limits == (Limits{}) {
+		opt.Limits = DefaultLimits()
+	}
+	if opt.Size <= 0 {
+		opt.Size = -1
+	}
 	d := &decoder{in: newInput(r, opt.Size, opt.Limits.MaxInputBytes), opt: opt}
 	v, err := d.run()
 	return v, err

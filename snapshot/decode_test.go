@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/big"
 	"os"
 	"runtime"
 	"strings"
@@ -143,5 +144,42 @@ func TestShape(t *testing.T) {
 				t.Errorf("got %v, want a ShapeError containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestDecodeValues: the plain values of every protocol decode to the Go
+// types the package documents.
+func TestDecodeValues(t *testing.T) {
+	for p := 0; p <= 5; p++ {
+		f, err := os.Open(snapshotsDir("protocols", "p"+string(rune('0'+p))+".pickle"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := Decode(f, Options{})
+		f.Close()
+		if err != nil {
+			t.Fatalf("protocol %d: %v", p, err)
+		}
+		root := v.(*Dict)
+		if note, _ := root.Get("note"); note != "unicode: \u00e9\u4e2d\U0001F600, float 0.5, bytes, None, True" {
+			t.Errorf("protocol %d: note %q", p, note)
+		}
+		extra, _ := root.Get("extra")
+		items := extra.(*List).Items
+		if b, ok := items[0].(Bytes); !ok || string(b) != "\x00\x01" {
+			t.Errorf("protocol %d: bytes %#v", p, items[0])
+		}
+		if items[1] != nil || items[2] != true || items[3] != false || items[4] != 0.5 || items[5] != int64(-7) {
+			t.Errorf("protocol %d: scalars %#v", p, items[1:6])
+		}
+		if big, ok := items[6].(*big.Int); !ok || big.String() != "-1180591620717411303424" {
+			t.Errorf("protocol %d: -(1<<70) decoded as %#v", p, items[6])
+		}
+		if tup, ok := items[7].(Tuple); !ok || len(tup) != 3 || tup[2] != int64(3) {
+			t.Errorf("protocol %d: tuple %#v", p, items[7])
+		}
+		if set, ok := items[8].(*List); !ok || len(set.Items) != 1 || set.Items[0] != int64(4) {
+			t.Errorf("protocol %d: frozenset %#v", p, items[8])
+		}
 	}
 }

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -159,15 +158,20 @@ func (in *input) skip(n int64) error {
 
 // uint reads a little-endian unsigned integer of n bytes (1, 2, 4 or 8).
 func (in *input) uint(n int) (uint64, error) {
-	var b [8]byte
 	if err := in.check(int64(n)); err != nil {
 		return 0, err
 	}
-	if _, err := io.ReadFull(in.r, b[:n]); err != nil {
+	b, err := in.r.Peek(n)
+	if err != nil {
 		return 0, in.ioErr(err)
 	}
+	var u uint64
+	for i := n - 1; i >= 0; i-- {
+		u = u<<8 | uint64(b[i])
+	}
+	_, _ = in.r.Discard(n)
 	in.off += int64(n)
-	return binary.LittleEndian.Uint64(b[:]), nil
+	return u, nil
 }
 
 // line reads a text argument up to its newline (protocol 0 opcodes).

@@ -45,7 +45,7 @@ func Read(r io.Reader, name string, opt ReadOptions) (*Measured, error) {
 					return nil, err
 				}
 				_, err = rs.Seek(start, io.SeekStart)
-				dopt.Drop = dropTrace
+				dopt.Drop, dopt.Discard = dropTrace, discardTraceFrames
 			}
 			if err != nil {
 				return nil, fmt.Errorf("read snapshot: %w", err)

@@ -118,3 +118,26 @@ func TestProtocols(t *testing.T) {
 		check(t, m, e)
 	}
 }
+
+// TestLegacy reads the format before PyTorch 2.1 (stacks in each block's
+// history) and torch.cuda.memory_snapshot()'s bare segment list, which has
+// no trace and so no failure.
+func TestLegacy(t *testing.T) {
+	e := loadExpect(t, snapshotsDir("legacy", "expect.json"))
+	for _, name := range []string{"history", "segments-only"} {
+		f, err := os.Open(snapshotsDir("legacy", name+".pickle"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Read(f, name, ReadOptions{})
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want := e
+		if name == "segments-only" {
+			want.OOM = nil
+		}
+		check(t, m, want)
+	}
+}

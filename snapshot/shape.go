@@ -253,6 +253,44 @@ func dropTrace(d *Dict) bool {
 	return ok && a != "oom" && a != ""
 }
 
+// discardTraceFrames is the decoder's Discard hook: the stack of a trace
+// entry other than `oom` is not needed. PyTorch pickles the snapshot dict
+// with "segments" before "device_traces", so while an entry is being
+// built the stack holds, from the bottom: the root dict, "segments" and
+// its list, "device_traces" and its list, a device's list, the entry dict,
+// then the entry's keys and values so far (its "action" first). A stack
+// list shared with a block was first pickled inside "segments" and is
+// fetched from the memo, never made here.
+func discardTraceFrames(stack []any) bool {
+	seg, tr := -1, -1
+	for i := 0; i+1 < len(stack); i++ {
+		if _, isList := stack[i+1].(*List); isList {
+			switch stack[i] {
+			case "segments":
+				seg = i
+			case "device_traces":
+				tr = i
+			}
+		}
+	}
+	if seg < 0 || tr < seg {
+		return false
+	}
+	for j := len(stack) - 1; j > tr+1; j-- {
+		if _, isDict := stack[j].(*Dict); !isDict {
+			continue
+		}
+		kv := stack[j+1:]
+		for k := 0; k+1 < len(kv); k += 2 {
+			if kv[k] == "action" {
+				return kv[k+1] != "oom"
+			}
+		}
+		return false // an entry whose action is not known yet: keep
+	}
+	return false
+}
+
 func mustGet(d *Dict, key string) any {
 	v, _ := d.Get(key)
 	return v

@@ -15,7 +15,8 @@ type Tuple []any
 // List is a Python list (or set); a pointer, because a pickle may append to
 // a list after it was stored and fetched again.
 type List struct {
-	Items []any
+	Items   []any
+	discard bool // the reader does not need the items: appends are dropped
 }
 
 // Pair is one key and value of a Dict.

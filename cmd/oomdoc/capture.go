@@ -117,7 +117,7 @@ func (c *RunCmd) takeCapture(env *Env, res *parser.Result, status int) {
 	if c.capt == nil {
 		return
 	}
-	path := newestSnapshot(c.capt.dumpDir())
+	path, count := newestSnapshot(c.capt.dumpDir())
 	if path == "" {
 		c.capt.remove()
 		if status != 0 {
@@ -126,14 +126,18 @@ func (c *RunCmd) takeCapture(env *Env, res *parser.Result, status int) {
 		return
 	}
 	_ = os.RemoveAll(c.capt.hookDir())
+	if status == 0 || res == nil { // an out-of-memory error the program caught: nothing to report on
+		fmt.Fprintf(env.Stderr, "oomdoc: the command ran out of CUDA memory and went on; its memory snapshot is kept at %s\n", path)
+		return
+	}
 	m, err := readSnapshotFile(env, path, readObserved(path+".json"))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "oomdoc: --capture: %s\n", oneLine(err.Error()))
 		return
 	}
 	fmt.Fprintf(env.Stderr, "oomdoc: memory snapshot kept at %s (it opens in https://pytorch.org/memory_viz)\n", path)
-	if res == nil {
-		return
+	if count > 1 {
+		fmt.Fprintf(env.Stderr, "oomdoc: %d processes dumped a snapshot; the report reads the newest, the others are beside it\n", count)
 	}
 	if c.measured == nil {
 		c.measured = map[string]*snapshot.Measured{}
@@ -146,8 +150,9 @@ func (c *RunCmd) takeCapture(env *Env, res *parser.Result, status int) {
 }
 
 // newestSnapshot is the most recently written snapshot-PID.pickle in dir
-// (each Python process dumps its own), "" when there is none.
-func newestSnapshot(dir string) string {
+// (each Python process dumps its own), "" when there is none, and how many
+// there are.
+func newestSnapshot(dir string) (string, int) {
 	paths, _ := filepath.Glob(filepath.Join(dir, "snapshot-*.pickle"))
 	best, bestTime := "", int64(0)
 	for _, p := range paths {
@@ -155,7 +160,7 @@ func newestSnapshot(dir string) string {
 			best, bestTime = p, st.ModTime().UnixNano()
 		}
 	}
-	return best
+	return best, len(paths)
 }
 
 // readObserved reads the observer's figures the hook wrote beside the

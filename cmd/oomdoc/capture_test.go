@@ -206,3 +206,60 @@ func TestCaptureOffByDefault(t *testing.T) {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errb)
 	}
 }
+
+// TestCaptureModule checks oomdoc_capture's interface, which the Python
+// package calls from oomdoc.install(capture=True): enable() before and after
+// the program imports torch, and snapshot_path() after a failure.
+func TestCaptureModule(t *testing.T) {
+	python, tmp, _, _, _ := captureEnv(t)
+	abs, _ := filepath.Abs(filepath.Join("testdata", "capture", "standin"))
+	hook, _ := filepath.Abs("capture")
+	prog := `
+import os, sys
+import oomdoc_capture as c
+late = sys.argv[1] == "late"
+if late:
+    import torch
+    torch.cuda._lazy_init()
+assert c.enable(sys.argv[2], max_entries=7) is True
+assert ("torch" in sys.modules) == late, "enable() imported torch"
+assert c.snapshot_path() is None
+import torch
+torch.cuda.alloc(12 << 30)
+try:
+    torch.cuda.alloc(8 << 30)
+except torch.OutOfMemoryError:
+    pass
+p = c.snapshot_path()
+assert p and os.path.exists(p) and os.path.exists(p + ".json"), p
+print(torch.cuda.EVENTS, os.path.basename(p))
+`
+	for _, when := range []string{"early", "late"} {
+		dir := filepath.Join(tmp, when)
+		cmd := exec.Command(python, "-c", prog, when, dir)
+		cmd.Env = append(os.Environ(), "PYTHONPATH="+hook+string(os.PathListSeparator)+abs)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", when, err, out)
+		}
+		if !strings.Contains(string(out), "'record_memory_history max_entries=7', 'attach_out_of_memory_observer']") {
+			t.Errorf("%s: %s", when, out)
+		}
+		fields := strings.Fields(string(out))
+		if _, err := readSnapshotFile(&Env{Open: openFile}, filepath.Join(dir, fields[len(fields)-1]), nil); err != nil {
+			t.Errorf("%s: the dumped snapshot does not read: %v", when, err)
+		}
+	}
+}
+
+// TestCaptureCaught: an out-of-memory error the program survives leaves a
+// snapshot, which is named, and no report.
+func TestCaptureCaught(t *testing.T) {
+	python, tmp, env, out, errb := captureEnv(t)
+	code := run([]string{"run", "--capture", "--", python, filepath.Join("testdata", "capture", "caught.py")}, env)
+	kept, _ := filepath.Glob(filepath.Join(tmp, "oomdoc-capture-*", "dump", "snapshot-*.pickle"))
+	if code != 0 || out.String() != "caught; smaller batch\n" || len(kept) != 1 ||
+		errb.String() != "user sitecustomize ran\noomdoc: the command ran out of CUDA memory and went on; its memory snapshot is kept at "+kept[0]+"\n" {
+		t.Errorf("exit %d, kept %v\nstdout: %q\nstderr: %q", code, kept, out, errb)
+	}
+}
