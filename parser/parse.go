@@ -304,6 +304,7 @@ func (s *scanner) line(raw string, st stripped, no int) {
 	// through the matchers again.
 	shape := lineShape(text)
 	if s.quiet[shape] && !digitSensitive(text) {
+		s.markQuiet(text)
 		s.notice(text, no)
 		return
 	}
@@ -330,10 +331,15 @@ func (s *scanner) line(raw string, st stripped, no int) {
 	if len(s.quiet) < 4096 {
 		s.quiet[shape] = true
 	}
+	s.markQuiet(text)
+	s.notice(text, no)
+}
+
+// markQuiet records the current line's raw shape as holding no failure.
+func (s *scanner) markQuiet(text string) {
 	if s.rawShape != 0 && !digitSensitive(text) && !noticeWorthy(text) && len(s.quietRaw) < 4096 {
 		s.quietRaw[s.rawShape] = true
 	}
-	s.notice(text, no)
 }
 
 // rawShapeOf hashes a physical line with its digits left out (FNV-1a over
