@@ -65,8 +65,8 @@ printf 'paste   %6d B    oomdoc %.1f ms median, process start to exit (50 runs)\
 for shape in $SHAPES; do
   log="$OUTDIR/shape-$shape.log"
   case $shape in
-    anchored) n=$((1 << 23)) ;;   # ~1 GiB: every line anchored
-    training) n=4000000 ;;        # ~1.3 GiB of training run
+    anchored) n=10500000 ;;       # ~1 GiB: every line anchored
+    training) n=1600000 ;;        # ~512 MiB of training run
     *) n=0 ;;
   esac
   [ -s "$log" ] || "$OUTDIR/genlog" -shape "$shape" -n "$n" >"$log"

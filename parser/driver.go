@@ -44,6 +44,8 @@ func anchorLinesIn(part []byte, base int, groups []keyGroup) []int {
 			}
 		}
 		chunk := part[lo:hi]
+		first := len(starts)
+		lines := bytes.Count(chunk, []byte("\n")) + 1
 		for _, group := range groups {
 			off := 0
 			for off < len(chunk) {
@@ -59,9 +61,35 @@ func anchorLinesIn(part []byte, base int, groups []keyGroup) []int {
 				}
 				off = i + end + 1
 			}
+			if len(starts)-first > lines/2 {
+				// Most lines hold a key: every line is read, and the other
+				// groups need not search.
+				starts = append(starts[:first], lineStarts(chunk, base+lo)...)
+				break
+			}
 		}
+		starts = starts[:first+len(sortedUnique(starts[first:]))]
 		lo = hi
 	}
+	return starts
+}
+
+// lineStarts returns the offset of every line of chunk, plus base.
+func lineStarts(chunk []byte, base int) []int {
+	out := []int{base}
+	for off := 0; ; {
+		i := bytes.IndexByte(chunk[off:], '\n')
+		if i < 0 || off+i+1 >= len(chunk) {
+			return out
+		}
+		off += i + 1
+		out = append(out, base+off)
+	}
+}
+
+// sortedUnique sorts starts in place and drops repeats, returning the
+// shortened slice.
+func sortedUnique(starts []int) []int {
 	sort.Ints(starts)
 	out := starts[:0]
 	for i, s := range starts {

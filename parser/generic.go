@@ -15,7 +15,7 @@ var (
 	// "out of memory", "OUT_OF_MEMORY", "OutOfMemory", "resource exhausted",
 	// "failed to allocate", "cannot allocate", "allocation of 2 GB failed",
 	// "not enough memory", "insufficient device memory", "OOM"
-	reGenericWords = regexp.MustCompile(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _])?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|mem_object_allocation_failure|\bbad_alloc\b|\boom\b`)
+	reGenericWords = regexp.MustCompile(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _])?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|\bbad_alloc\b|\boom\b`)
 	// numeric statuses, read when no words say it: cudaErrorMemoryAllocation and
 	// CUDA_ERROR_OUT_OF_MEMORY are 2, hipErrorOutOfMemory 2,
 	// VK_ERROR_OUT_OF_DEVICE_MEMORY -2
@@ -24,13 +24,13 @@ var (
 	reGenericError = regexp.MustCompile(`\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w(?:Error|Exception|Failure)\b|_?ERROR_|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w`)
 	// words that make a mention advice, documentation, a handled case or a
 	// warning rather than a failure
-	reGenericBenign = regexp.MustCompile(`(?i)\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|may|might|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b`)
+	reGenericBenign = regexp.MustCompile(`(?i)\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b`)
 	// code and prose around a failure, not the failure: a handler, a
 	// definition, a comment, a heading
 	reGenericCode = regexp.MustCompile(`^\s*(?:except|catch|if|elif|else|def|class|import|from|#|//|/\*|\*|print|return|raise|with|for|while|assert|logger\.|log\.|>>>|\$ )|\bexcept\b|\bcatch\s*\(`)
 	// a size a generic message asks for: "allocate 1.50 GiB", "of size 8388608",
 	// "requested 2 GB", "allocation of 512 MB"
-	reGenericRequest = regexp.MustCompile(`(?i)(?:allocat(?:e|ing|ion of)|request(?:ed|ing)?(?: for| of)?|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b|\d{4,}\b)`)
+	reGenericRequest = regexp.MustCompile(`(?i)(?:allocat(?:e|ing|ion of)|request(?:ed|ing)?(?: for| of)?|requested amount of (?:\w+ )?memory \(|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b|\d{4,}\b)`)
 	// "(3.20 GiB free)", "free: 55 MB", "available memory is only 17.5MB"
 	reGenericFree = regexp.MustCompile(`(?i)(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\s+(?:is\s+)?free\b|\bfree(?: memory)?\s*[:=]\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b|\bavailable(?: memory)?(?: is)?(?: only)?\s*[:=]?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b`)
 	// "total: 24 GiB", "24.00 GiB total"

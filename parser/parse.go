@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -268,6 +267,7 @@ func (s *scanner) line(raw string, st stripped, no int) {
 	// through the matchers again.
 	shape := lineShape(text)
 	if s.quiet[shape] && !digitSensitive(text) {
+		s.markQuiet(text)
 		s.notice(text, no)
 		return
 	}
@@ -294,10 +294,15 @@ func (s *scanner) line(raw string, st stripped, no int) {
 	if len(s.quiet) < 4096 {
 		s.quiet[shape] = true
 	}
+	s.markQuiet(text)
+	s.notice(text, no)
+}
+
+// markQuiet records the current line's raw shape as holding no failure.
+func (s *scanner) markQuiet(text string) {
 	if s.rawShape != 0 && !digitSensitive(text) && !noticeWorthy(text) && len(s.quietRaw) < 4096 {
 		s.quietRaw[s.rawShape] = true
 	}
-	s.notice(text, no)
 }
 
 // rawShapeOf hashes a physical line with its digits left out (FNV-1a over
@@ -465,277 +470,4 @@ func cleanMessage(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.TrimSuffix(strings.TrimSpace(s), "')")
 	return strings.TrimSuffix(s, `")`)
-}
-
-// close finishes the pending event of a stream.
-func (s *scanner) close(stream string) {
-	p := s.pending[stream]
-	if p == nil {
-		return
-	}
-	delete(s.pending, stream)
-	ev := p.ev
-	ev.Message = clip(p.msg.String(), maxMessage)
-	ev.endLine = p.lastNo
-	if p.m.closes && p.m.more != nil && p.m.more(ev.Message) {
-		ev.Truncated = true // the input ended, or moved on, before the last clause
-	}
-	if s.sameAsRecent(ev, p.m) {
-		return
-	}
-	p.m.fill(ev, ev.Message)
-	if ev.Kind == "" {
-		ev.Kind = p.m.kind
-	}
-	if ev.Detection == nil {
-		ev.Detection = &Detection{Family: p.m.name, Tier: 1}
-	}
-	if ev.tentative {
-		if len(s.events) < MaxEvents {
-			s.attachContext(ev)
-			ev.Phase = phaseOf(ev)
-			s.tentative = ev
-		}
-		return
-	}
-	if ev.engine != "" {
-		ev.Framework = ev.engine // the process that printed it runs a serving engine
-	}
-	// A repeat of a recent failure (a retry loop, a server logging every
-	// failed request) is merged before any per-event work.
-	if prev := s.repeatOf(ev); prev != nil {
-		if prev.Phase == PhaseUnknown || len(prev.Frames) == 0 {
-			s.attachContext(ev) // the repeat may still tell the phase
-			ev.Phase = phaseOf(ev)
-		} else {
-			s.scanRing(ev.Line)
-		}
-		mergeInto(prev, ev)
-		return
-	}
-	if len(s.events) >= MaxEvents {
-		s.res.Dropped++ // past the limit: counted, not read further
-		return
-	}
-	s.attachContext(ev)
-	ev.Phase = phaseOf(ev)
-	s.add(ev)
-}
-
-// sameAsRecent handles the commonest repeat at the least cost: the very
-// message of a recent event of the same family on the same rank, whose
-// phase and frames are known. It is merged before its figures are read.
-func (s *scanner) sameAsRecent(ev *Event, m *failureMatcher) bool {
-	for k := len(s.events) - 1; k >= 0 && k >= len(s.events)-8; k-- {
-		prev := s.events[k]
-		if prev.Message != ev.Message || prev.Detection == nil || prev.Detection.Family != m.name || !sameRank(prev.Rank, ev.Rank) {
-			continue
-		}
-		if prev.Phase == PhaseUnknown || len(prev.Frames) == 0 || prev.Exception == "" && ev.Exception != "" || prev.Rank == nil && ev.Rank != nil {
-			return false // the repeat may add something: take the full path
-		}
-		s.scanRing(ev.Line)
-		return true
-	}
-	return false
-}
-
-// repeatOf returns the recent event that ev repeats, or nil.
-func (s *scanner) repeatOf(ev *Event) *Event {
-	for k := len(s.events) - 1; k >= 0 && k >= len(s.events)-8; k-- {
-		if sameFailure(s.events[k], ev) {
-			return s.events[k]
-		}
-	}
-	return nil
-}
-
-// scanRing reads the context facts of the ring lines before line that were
-// not read yet (each line once).
-func (s *scanner) scanRing(line int) {
-	if len(s.events) >= MaxEvents || line <= s.scanned {
-		return
-	}
-	for k := ringSize; k >= 1; k-- {
-		r := &s.ring[(s.ringNext-k+2*ringSize)%ringSize]
-		if r.no == 0 || r.no >= line || r.no <= s.scanned {
-			continue
-		}
-		r.prepare()
-		s.ctxScan.scan(r.text, r.no)
-	}
-	s.scanned = line
-}
-
-// attachContext quotes the lines before the event, finds the last progress
-// counter and reads the ring of recent lines for context facts. Each ring
-// line is prepared once, however many failures follow it.
-func (s *scanner) attachContext(ev *Event) {
-	var lines []Span
-	var epoch, step *int64
-	progressLine := 0
-	s.scanRing(ev.Line)
-	for k := 1; k <= ringSize; k++ {
-		r := &s.ring[(s.ringNext-k+2*ringSize)%ringSize]
-		if r.no == 0 || r.no >= ev.Line {
-			continue
-		}
-		if len(lines) >= contextLinesKept && (epoch != nil || step != nil) {
-			break
-		}
-		r.prepare()
-		if len(lines) < contextLinesKept && strings.TrimSpace(r.text) != "" && !inFrames(ev.Frames, r.no) {
-			lines = append(lines, Span{Line: r.no, Text: clip(strings.TrimSpace(r.text), 300)})
-		}
-		if epoch == nil && step == nil && (r.epoch != nil || r.step != nil) {
-			epoch, step, progressLine = r.epoch, r.step, r.no
-		}
-	}
-	for i, j := 0, len(lines)-1; i < j; i, j = i+1, j-1 {
-		lines[i], lines[j] = lines[j], lines[i]
-	}
-	ev.ContextLines = append(lines, ev.ContextLines...)
-	if epoch != nil || step != nil {
-		ev.progress = &Progress{Epoch: epoch, Step: step, Line: progressLine}
-	}
-}
-
-func inFrames(fs []Frame, no int) bool {
-	for _, f := range fs {
-		if f.LogLine == no || f.LogLine+1 == no {
-			return true
-		}
-	}
-	return false
-}
-
-// add appends an event, or merges it into an earlier one that reports the
-// same failure (research/formats.md §7.2 item 5).
-func (s *scanner) add(ev *Event) {
-	for k := len(s.events) - 1; k >= 0 && k >= len(s.events)-8; k-- {
-		prev := s.events[k]
-		if sameFailure(prev, ev) {
-			mergeInto(prev, ev)
-			return
-		}
-		if wrapped(prev, ev) {
-			return // a wrapper's words for a failure already read exactly
-		}
-		if wrapped(ev, prev) {
-			s.events[k] = ev // the exact report supersedes the wrapper's words
-			s.startFollowing(ev)
-			return
-		}
-	}
-	if len(s.events) >= MaxEvents {
-		s.res.Dropped++
-		return
-	}
-	s.events = append(s.events, ev)
-	s.startFollowing(ev)
-}
-
-// followingKept is how many lines after a failure an Event quotes.
-const followingKept = 32
-
-// startFollowing makes ev the event whose following lines are quoted; the
-// next followingKept lines are read in full, in a fast read as in a full
-// one. The line being read, if it is past the message, is the first.
-func (s *scanner) startFollowing(ev *Event) {
-	s.followEv, s.follow = ev, followingKept
-	if s.curNo > ev.endLine && s.curText != "" {
-		s.quoteFollowing(s.curNo, s.curText)
-	}
-}
-
-// quoteFollowing adds a non-empty line to the followed event's quote.
-func (s *scanner) quoteFollowing(no int, text string) {
-	ev := s.followEv
-	if text == "" || len(ev.Following) >= followingKept {
-		return
-	}
-	if n := len(ev.Following); n > 0 && ev.Following[n-1].Line == no {
-		ev.Following[n-1].Text = clip(ev.Following[n-1].Text+" "+text, 300) // a \r-split line
-		return
-	}
-	ev.Following = append(ev.Following, Span{Line: no, Text: clip(text, 300)})
-}
-
-// stopFollowing ends the quote of the followed event where a new failure
-// starts: the lines from there on are the new failure's.
-func (s *scanner) stopFollowing(no int) {
-	if ev := s.followEv; ev != nil {
-		for len(ev.Following) > 0 && ev.Following[len(ev.Following)-1].Line >= no {
-			ev.Following = ev.Following[:len(ev.Following)-1]
-		}
-	}
-	s.followEv, s.follow = nil, 0
-}
-
-// finish closes what is still open and numbers the events.
-func (s *scanner) finish() {
-	// Close in input order (then by stream), not map order: events on one
-	// physical line would otherwise be numbered differently from run to run.
-	open := make([]string, 0, len(s.pending))
-	for stream := range s.pending {
-		open = append(open, stream)
-	}
-	sort.Slice(open, func(i, j int) bool {
-		a, b := s.pending[open[i]].ev, s.pending[open[j]].ev
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return open[i] < open[j]
-	})
-	for _, stream := range open {
-		s.close(stream)
-	}
-	// A tentative failure counts only when nothing else failed and the log
-	// ends right after it: the process died there.
-	if t := s.tentative; t != nil && len(s.events) == 0 && (t.headerOnly || s.res.Lines-t.Line <= 2) {
-		s.events = append(s.events, t)
-	}
-	sort.SliceStable(s.events, func(i, j int) bool { return s.events[i].Line < s.events[j].Line })
-	s.res.Events = make([]Event, 0, len(s.events))
-	for i, ev := range s.events {
-		ev.ID = fmt.Sprintf("e%d", i+1)
-		if ev.progress != nil {
-			p := *ev.progress
-			p.Event = ev.ID
-			s.res.Context.Progress = append(s.res.Context.Progress, p)
-		}
-		s.res.Events = append(s.res.Events, *ev)
-	}
-}
-
-// reMemoryHeader is an IPython traceback header naming a memory error
-// class: "OutOfMemoryError                          Traceback (most recent call last)".
-var reMemoryHeader = regexp.MustCompile(`^\s*(\S*(?:OutOfMemoryError|MemoryError|ResourceExhaustedError))\s+Traceback \(most recent call last\)`)
-
-// headerFailure keeps a notebook's exception header that names a memory
-// error as a tentative failure: when the message itself was not pasted, the
-// header is all the log says, and it is kept if nothing else failed.
-func (s *scanner) headerFailure(st stripped, no int) {
-	if !strings.Contains(st.text, "Traceback (most recent call last)") || !strings.Contains(st.text, "Error") {
-		return
-	}
-	m := reMemoryHeader.FindStringSubmatch(st.text)
-	if m == nil || s.tentative != nil {
-		return
-	}
-	ev := &Event{Input: s.res.Input, Line: no, endLine: no, Rank: st.rank, Exception: Optional(m[1]), Message: strings.TrimSpace(st.text), stream: st.stream, tentative: true, headerOnly: true, Truncated: true}
-	switch {
-	case strings.Contains(m[1], "OutOfMemoryError"):
-		ev.Kind, ev.Framework, ev.Device = KindCUDA, "pytorch", &Device{Type: "cuda"}
-	case strings.Contains(m[1], "ResourceExhausted"):
-		ev.Kind, ev.Framework = KindTF, "tensorflow"
-	default:
-		ev.Kind, ev.Device = KindCPU, &Device{Type: "cpu"}
-	}
-	ev.Detection = &Detection{Family: "ipython-header", Tier: 1}
-	if len(s.events) < MaxEvents {
-		s.attachContext(ev)
-		ev.Phase = phaseOf(ev)
-		s.tentative = ev
-	}
 }

@@ -6,8 +6,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/oomdoc/oomdoc/bench/loggen"
 	"path/filepath"
+
+	"github.com/oomdoc/oomdoc/bench/loggen"
 
 	"github.com/oomdoc/oomdoc/fixtures"
 )

@@ -1,0 +1,148 @@
+package parser
+
+// Serving engines and native model runtimes: vLLM, ggml/llama.cpp, MegEngine, MLX/Metal, and the CPU allocators.
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+var (
+	reCPUBytes      = regexp.MustCompile(`you tried to allocate (\d+) bytes`)
+	reNumpy         = regexp.MustCompile(`Unable to allocate ` + `(\d+(?:\.\d*)?\s?(?:[KMGT]i?B|bytes|B))` + ` for an array with shape \(([^)]*)\)(?: and data type (\w+))?`)
+	reGGMLAlloc     = regexp.MustCompile(`allocating ` + size + ` on device (\d+)`)
+	reGGMLUnable    = regexp.MustCompile(`unable to allocate (\S+) buffer`)
+	reGGMLBuffer    = regexp.MustCompile(`failed to allocate (?:(\S+) )?buffer of size (\d+)`)
+	reVulkanAlloc   = regexp.MustCompile(`Device memory allocation of size (\d+) failed`)
+	reMegRequest    = regexp.MustCompile(`requesting (\d+) bytes`)
+	reMegDevice     = regexp.MustCompile(`device=(\d+) mem_free=` + size + ` mem_tot=` + size)
+	reMetalMalloc   = regexp.MustCompile(`Attempting to allocate (\d+) bytes(?: which is greater than the maximum allowed buffer size of (\d+) bytes)?`)
+	reMetalGGML     = regexp.MustCompile(`failed to allocate buffer, size = ` + size)
+	reVLLMV0        = regexp.MustCompile(`max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)`)
+	reVLLMV1        = regexp.MustCompile(`max seq len \((\d+)\),? \(?` + size + ` KV cache is needed, which is larger than the available KV cache memory \(` + size + `\)`)
+	reVLLMEstimated = regexp.MustCompile(`estimated maximum model length is (\d+)`)
+	reVLLMStartup   = regexp.MustCompile(`Free memory on device \S*?\s*\[?(\w+)?:?(\d+)?\s*\]?\s*\(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)`)
+)
+
+func fillVLLM(ev *Event, msg string) {
+	ev.Framework, ev.Device = "vllm", &Device{Type: "cuda"}
+	if m := reVLLMV0.FindStringSubmatch(msg); m != nil {
+		ev.MaxModelLen, ev.KVCacheTokens = int64p(m[1]), int64p(m[2])
+		ev.Variant = "vllm-v0"
+	}
+	if m := reVLLMV1.FindStringSubmatch(msg); m != nil {
+		ev.MaxModelLen = int64p(m[1])
+		ev.RequestedBytes = sizeOf(m[2])
+		ev.KVCacheAvailableBytes = sizeOf(m[3])
+		ev.Variant = "vllm-v1"
+	}
+	if m := reVLLMEstimated.FindStringSubmatch(msg); m != nil {
+		ev.EstimatedMaxLen = int64p(m[1])
+	}
+	if m := reVLLMStartup.FindStringSubmatch(msg); m != nil {
+		if m[2] != "" {
+			ev.Device.Index = intp(m[2])
+		}
+		ev.FreeBytes = sizeOf(m[3] + " GiB")
+		ev.TotalBytes = sizeOf(m[4] + " GiB")
+		ev.RequestedBytes = sizeOf(m[6] + " GiB")
+		ev.Variant = "vllm-startup"
+	}
+	if strings.Contains(msg, "No available memory for the cache blocks") {
+		ev.Variant = "vllm-no-cache-blocks"
+	}
+}
+
+func fillCPU(ev *Event, msg string) {
+	ev.Framework, ev.Device = "pytorch", &Device{Type: "cpu"}
+	if m := reCPUBytes.FindStringSubmatch(msg); m != nil {
+		ev.RequestedBytes = sizeOf(m[1])
+	}
+	if m := reNumpy.FindStringSubmatch(msg); m != nil {
+		ev.Framework = "numpy"
+		ev.RequestedBytes = sizeOf(strings.Replace(m[1], ". ", " ", 1))
+		for _, d := range strings.Split(m[2], ",") {
+			if n, err := strconv.ParseInt(strings.TrimSpace(d), 10, 64); err == nil {
+				ev.TensorShape = append(ev.TensorShape, n)
+			}
+		}
+		ev.TensorDType = m[3]
+	}
+}
+
+func fillGGML(ev *Event, msg string) {
+	ev.Framework = "ggml"
+	ev.Device = &Device{Type: "cuda"}
+	switch {
+	case reGGMLAlloc.MatchString(msg):
+		m := reGGMLAlloc.FindStringSubmatch(msg)
+		ev.RequestedBytes = sizeOf(m[1])
+		ev.Device.Index = intp(m[2])
+	case reMegRequest.MatchString(msg):
+		ev.Framework = "megengine"
+		ev.RequestedBytes = sizeOf(reMegRequest.FindStringSubmatch(msg)[1] + " bytes")
+	case reVulkanAlloc.MatchString(msg):
+		ev.RequestedBytes = sizeOf(reVulkanAlloc.FindStringSubmatch(msg)[1])
+		ev.Device.Type = "vulkan"
+	case reMetalGGML.MatchString(msg):
+		ev.Kind = KindMPS
+		ev.Device.Type = "mps"
+		ev.RequestedBytes = sizeOf(reMetalGGML.FindStringSubmatch(msg)[1])
+	case reGGMLBuffer.MatchString(msg):
+		m := reGGMLBuffer.FindStringSubmatch(msg)
+		ev.RequestedBytes = sizeOf(m[2])
+		name := m[1]
+		if name == "" && strings.Contains(msg, "_cpu_") {
+			name = "CPU" // ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer …
+		}
+		ev.Device = ggmlDevice(name)
+	case reGGMLUnable.MatchString(msg):
+		ev.Device = ggmlDevice(reGGMLUnable.FindStringSubmatch(msg)[1])
+	}
+	switch ev.Device.Type {
+	case "mps":
+		ev.Kind = KindMPS
+	case "cpu":
+		ev.Kind = KindCPU // a host buffer: RAM, not the GPU
+	}
+	if m := reMegDevice.FindStringSubmatch(msg); m != nil {
+		ev.Device.Index = intp(m[1])
+		ev.FreeBytes = sizeOf(m[2])
+		ev.TotalBytes = sizeOf(m[3])
+	}
+	if strings.Contains(msg, "exceeds device memory allocation limit") {
+		ev.Hint = "allocation-limit"
+	}
+}
+
+// ggmlDevice reads a ggml buffer-type name ("CUDA0", "Metal", "Vulkan0").
+func ggmlDevice(name string) *Device {
+	d := &Device{Type: "cuda"}
+	up := strings.ToUpper(name)
+	switch {
+	case strings.HasPrefix(up, "CUDA"):
+		if n := strings.TrimPrefix(up, "CUDA"); n != "" {
+			d.Index = intp(n)
+		}
+	case strings.HasPrefix(up, "METAL"), strings.HasPrefix(up, "MTL"):
+		d.Type = "mps"
+	case strings.HasPrefix(up, "ROCM"), strings.HasPrefix(up, "HIP"):
+		d.Type = "rocm"
+	case strings.HasPrefix(up, "CPU"):
+		d.Type = "cpu"
+	default:
+		d.Type = "vulkan"
+	}
+	return d
+}
+
+func fillMetal(ev *Event, msg string) {
+	ev.Framework, ev.Device, ev.Variant = "mlx", &Device{Type: "mps"}, "metal"
+	if m := reMetalMalloc.FindStringSubmatch(msg); m != nil {
+		ev.RequestedBytes = sizeOf(m[1])
+		if m[2] != "" {
+			ev.MaxAllocationBytes = sizeOf(m[2])
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package parser
+
+// TensorFlow and JAX/XLA families.
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+var (
+	reXLATPU   = regexp.MustCompile(`Used ` + size + ` of ` + size + ` hbm`)
+	reTFShape  = regexp.MustCompile(`OOM when allocating tensor with shape\s?\[([\d, ]*)\](?: and type (\w+))?(?: on (\S+))?(?: by allocator (\w+))?`)
+	reTFBFC    = regexp.MustCompile(`Allocator \((\w+)\) ran out of memory trying to allocate ` + size)
+	reTFOld    = regexp.MustCompile(`Ran out of memory trying to allocate ` + size)
+	reTFDevice = regexp.MustCompile(`(?i)(?:device:|/)(GPU|CPU|TPU):(\d+)|\b(GPU|CPU)_(\d+)_bfc`)
+)
+
+func fillTF(ev *Event, msg string) {
+	ev.Framework = "tensorflow"
+	if m := reTFShape.FindStringSubmatch(msg); m != nil {
+		for _, d := range strings.Split(m[1], ",") {
+			if n, err := strconv.ParseInt(strings.TrimSpace(d), 10, 64); err == nil {
+				ev.TensorShape = append(ev.TensorShape, n)
+			}
+		}
+		ev.TensorDType = m[2]
+		ev.TensorBytes = tensorBytes(ev.TensorShape, m[2])
+	}
+	if m := reTFBFC.FindStringSubmatch(msg); m != nil {
+		ev.RequestedBytes = sizeOf(m[2])
+	} else if m := reTFOld.FindStringSubmatch(msg); m != nil {
+		ev.RequestedBytes = sizeOf(m[1])
+	}
+	ev.Device = tfDevice(msg)
+}
+
+// tfDevice reads "/device:GPU:2" or "GPU_2_bfc" from a TensorFlow message.
+func tfDevice(msg string) *Device {
+	m := reTFDevice.FindStringSubmatch(msg)
+	if m == nil {
+		return nil
+	}
+	kind, idx := m[1], m[2]
+	if kind == "" {
+		kind, idx = m[3], m[4]
+	}
+	d := &Device{Type: "cuda", Index: intp(idx)}
+	switch strings.ToUpper(kind) {
+	case "CPU":
+		d.Type, d.Index = "cpu", nil // the host, not a numbered accelerator
+	case "TPU":
+		d.Type = "tpu"
+	}
+	return d
+}
+
+func fillXLA(ev *Event, msg string) {
+	ev.Framework = "jax"
+	switch {
+	case reXLARequest.MatchString(msg):
+		m := reXLARequest.FindStringSubmatch(msg)
+		ev.RequestedBytes = sizeOf(m[1])
+		ev.Device = &Device{Index: intp(m[3])}
+	case reXLAFromDevice.MatchString(msg):
+		m := reXLAFromDevice.FindStringSubmatch(msg)
+		ev.RequestedBytes = sizeOf(m[1])
+		ev.Device = &Device{Type: "cuda"}
+		if strings.Contains(msg, "HIP_ERROR") {
+			ev.Device.Type = "rocm"
+		}
+	case reXLATPU.MatchString(msg):
+		// A compile-time verdict on the whole program, not one allocation.
+		m := reXLATPU.FindStringSubmatch(msg)
+		ev.RequiredBytes = sizeOf(m[1])
+		ev.TotalBytes = sizeOf(m[2])
+		ev.Device = &Device{Type: "tpu"}
+	default:
+		if m := reXLABytes.FindStringSubmatch(msg); m != nil {
+			ev.RequestedBytes = sizeOf(m[1])
+		}
+	}
+	if strings.Contains(msg, "XLA:TPU") {
+		ev.Device = &Device{Type: "tpu"}
+	}
+}

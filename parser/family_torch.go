@@ -1,0 +1,256 @@
+package parser
+
+// PyTorch allocator families: the caching allocator message of every era (CUDA, HIP, XPU, NPU, MUSA), cudaMallocAsync and MPS.
+
+import (
+	"regexp"
+	"strings"
+)
+
+var (
+	reDeviceWord   = regexp.MustCompile(`(\w+) out of memory\.\s*$`)
+	reGPUNew       = regexp.MustCompile(`GPU ?(\d+|[\x01-\x1f])? has a total capac(?:i)?ty of ` + size)
+	reTruncatedGPU = regexp.MustCompile(`Tried to allocate [^.]*\.\d+ \w+\. GPU\s*$`)
+	reAllocEnvHint = regexp.MustCompile(`(PYTORCH_(?:CUDA_|HIP_|MUSA_)?ALLOC_CONF)=expandable_segments`)
+	reMPS          = regexp.MustCompile(`MPS allocated: ` + size + `, other allocations: ` + size + `(?:, max allowed: ` + size + `)?\)\.?\s*Tried to allocate ` + size + `(?: on (private|shared) pool)?`)
+)
+
+// torchMore reports whether a PyTorch allocator message read so far lacks
+// its closing clause and so probably continues on the next line.
+func torchMore(msg string) bool {
+	switch {
+	case reTruncatedGPU.MatchString(msg), strings.Contains(msg, "more than 1EB"):
+		return false
+	case strings.Contains(msg, "unallocated"), strings.Contains(msg, "reserved in total"), strings.Contains(msg, "cached)"), strings.Contains(msg, "Please use"):
+		return false
+	}
+	return true
+}
+
+func fillTorch(ev *Event, msg string) {
+	ev.Framework = "pytorch"
+	word := ""
+	if i := strings.Index(msg, "Tried to allocate"); i > 0 {
+		if m := reDeviceWord.FindStringSubmatch(msg[:i]); m != nil {
+			word = m[1]
+		}
+	}
+	switch word {
+	case "HIP":
+		ev.Kind, ev.Device = KindHIP, &Device{Type: "rocm"}
+	case "XPU", "DPCPP":
+		ev.Kind, ev.Device = KindXPU, &Device{Type: "xpu"}
+	case "NPU":
+		ev.Kind, ev.Device = KindCUDA, &Device{Type: "npu"}
+	case "MUSA":
+		ev.Kind, ev.Device = KindCUDA, &Device{Type: "musa"}
+	default: // "CUDA", or the message's start was lost: the layout is the CUDA allocator's
+		ev.Kind, ev.Device = KindCUDA, &Device{Type: "cuda"}
+	}
+	if m := reXPULimit.FindStringSubmatch(msg); m != nil {
+		// IPEX on Intel Arc: one buffer above the per-allocation cap.
+		ev.Kind, ev.Device = KindXPU, &Device{Type: "xpu"}
+		ev.Hint, ev.MaxAllocationBytes = "allocation-limit", sizeOf(m[1])
+	}
+	if strings.Contains(msg, "Tried to allocate more than 1EB") {
+		ev.RequestOverflow = true // a size no device has: a shape bug or an overflow
+	} else {
+		ev.RequestedBytes, _ = sizeAfter(msg, "Tried to allocate ")
+	}
+	// 1.x layout: "(GPU 0; 4.00 GiB total capacity; 3.51 GiB already allocated; …)"
+	if idx, ok := intAfter(msg, "(GPU "); ok {
+		ev.Device.Index = idx
+	} else if idx, ok := intAfter(msg, "(NPU "); ok {
+		ev.Device.Index = idx
+	}
+	readClauses(msg, []clause{
+		{" total capacity;", &ev.TotalBytes},
+		{" already allocated", &ev.AllocatedBytes},
+		{" free;", &ev.FreeBytes},
+		{" allowed;", &ev.AllowedBytes},
+	}, sizeBefore)
+	if v, ok := sizeBefore(msg, " reserved in total"); ok || reservedAtEnd(msg) {
+		if !ok {
+			v, _ = sizeBefore(msg, " reserved")
+		}
+		ev.ReservedBytes = v
+		ev.Variant = "torch-1.4-2.0"
+		if ev.AllocatedBytes != nil && ev.ReservedBytes != nil && *ev.ReservedBytes >= *ev.AllocatedBytes {
+			d := *ev.ReservedBytes - *ev.AllocatedBytes
+			ev.ReservedUnallocatedBytes = &d
+		}
+	}
+	if v, ok := sizeBefore(msg, " cached)"); ok {
+		ev.CachedBytes = v
+		ev.Variant = "torch-1.0-1.3"
+	}
+	// 2.x layout: "GPU 0 has a total capacity of … of which … is free. …"
+	if m := reGPUNew.FindStringSubmatch(msg); m != nil {
+		switch {
+		case m[1] == "":
+		case m[1][0] < '0' || m[1][0] > '9':
+			n := int(m[1][0]) // torch 2.2/2.3 streamed the int8 device index as a char
+			ev.Device.Index = &n
+		default:
+			ev.Device.Index = intp(m[1])
+		}
+		ev.TotalBytes = sizeOf(m[2])
+		ev.Variant = "torch-2.2+"
+		if strings.Contains(msg, "capacty") {
+			ev.Variant = "torch-2.1"
+		}
+	}
+	if reTruncatedGPU.MatchString(msg) {
+		ev.Variant, ev.Truncated = "torch-2.2-2.3-truncated", true
+	}
+	readClauses(msg, []clause{
+		{" of which ", &ev.FreeBytes},
+		{"this process has ", &ev.ProcessInUseBytes},
+		{"Of the allocated memory ", &ev.AllocatedBytes},
+	}, sizeAfter)
+	readClauses(msg, []clause{{" allocated in private pools", &ev.PrivatePoolBytes}}, sizeBefore)
+	selfClause := strings.Contains(msg, "this process has ")
+	ev.OtherProcesses = processesIn(msg)
+	if v, ok := sizeBefore(msg, " is reserved by PyTorch but unallocated"); ok {
+		ev.ReservedUnallocatedBytes = v
+		if ev.AllocatedBytes != nil && v != nil {
+			r := *ev.AllocatedBytes + *v
+			ev.ReservedBytes = &r
+		}
+	}
+	if !selfClause {
+		adoptSelfProcess(ev)
+	}
+	switch {
+	case strings.Contains(msg, "max_split_size_mb"):
+		ev.Hint = "max_split_size_mb"
+		if strings.Contains(msg, "PYTORCH_CUDA_ALLOC_CONF") {
+			ev.HintEnv = "PYTORCH_CUDA_ALLOC_CONF"
+		}
+	case strings.Contains(msg, "Please use `empty_cache`"):
+		ev.Hint = "empty_cache"
+	}
+	if m := reAllocEnvHint.FindStringSubmatch(msg); m != nil {
+		ev.Hint, ev.HintEnv = "expandable_segments", m[1]
+	}
+	if ev.Kind == KindXPU && ev.Variant == "torch-2.2+" {
+		ev.Variant = "xpu"
+	}
+	if strings.Contains(string(ev.Exception), "torch.OutOfMemoryError") && ev.Variant == "torch-2.2+" {
+		ev.Variant = "torch-2.4+"
+	}
+	setRounding(ev)
+}
+
+// reservedAtEnd reports whether a 1.x message was cut right after its
+// "N reserved" figure ("30.55 GiB reserved in total by PyTo…" or "… reserved").
+func reservedAtEnd(msg string) bool {
+	return strings.HasSuffix(strings.TrimSpace(msg), " reserved")
+}
+
+// adoptSelfProcess handles logs where this process is listed as "Process N"
+// (torch 2.1 listed every process that way, and inside a container NVML's
+// PIDs never match the process's own): when exactly one listed process uses
+// at least everything PyTorch reserved, it is this process.
+func adoptSelfProcess(ev *Event) {
+	if ev.ReservedBytes == nil && ev.AllocatedBytes == nil {
+		return
+	}
+	floor := int64(0)
+	if ev.AllocatedBytes != nil {
+		floor = *ev.AllocatedBytes
+	}
+	if ev.ReservedBytes != nil {
+		floor = *ev.ReservedBytes
+	}
+	idx := -1
+	for i, p := range ev.OtherProcesses {
+		if p.Bytes != nil && *p.Bytes >= floor {
+			if idx >= 0 {
+				return
+			}
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return
+	}
+	self := ev.OtherProcesses[idx]
+	ev.OtherProcesses = append(ev.OtherProcesses[:idx:idx], ev.OtherProcesses[idx+1:]...)
+	if len(ev.OtherProcesses) > 0 {
+		// Among several listed processes the match is arithmetic, not a
+		// printed fact: it is named, but its figure is not "this process".
+		ev.SelfProcess = &self
+		return
+	}
+	ev.ProcessInUseBytes = self.Bytes
+}
+
+// setRounding records how the printed request bounds the program's real one:
+// the CUDA caching allocator prints its rounded segment size
+// (research/formats.md §1.4), so "2.00 MiB" means ≤ 1 MiB was asked for,
+// "20.00 MiB" 1–10 MiB, and anything larger is within 2 MiB below the figure.
+func setRounding(ev *Event) {
+	if ev.RequestedBytes == nil || (ev.Kind != KindCUDA && ev.Kind != KindHIP) || ev.Variant == "torch-cudamallocasync" {
+		return
+	}
+	const mib = 1 << 20
+	r := *ev.RequestedBytes
+	lo, hi := r-2*mib+1, r
+	switch {
+	case r == 2*mib:
+		lo, hi = 1, mib
+	case r == 20*mib:
+		lo, hi = mib+1, 10*mib
+	}
+	if lo < 1 {
+		lo = 1
+	}
+	ev.RequestRounding = "allocator-2MiB"
+	ev.RequestMinBytes, ev.RequestMaxBytes = &lo, &hi
+}
+
+func fillAsync(ev *Event, msg string) {
+	ev.Framework, ev.Variant = "pytorch", "torch-cudamallocasync"
+	ev.Device = &Device{Type: "cuda"}
+	if m := reAsyncDevice.FindStringSubmatch(msg); m != nil && m[1] != "" {
+		ev.Device.Index = intp(m[1])
+	}
+	found := false
+	for _, m := range reAsyncField.FindAllStringSubmatch(msg, 8) {
+		found = true
+		v := sizeOf(m[2])
+		switch {
+		case m[1] == "Currently allocated":
+			ev.AllocatedBytes = v
+		case m[1] == "Requested":
+			ev.RequestedBytes = v
+		case m[1] == "Device limit":
+			ev.TotalBytes = v
+		case strings.HasPrefix(m[1], "Free"):
+			ev.FreeBytes = v
+		case strings.HasPrefix(m[1], "PyTorch limit"):
+			ev.AllowedBytes = v // the "no limit" sentinel parses as nil
+		}
+	}
+	if !found && !strings.Contains(msg, "would exceed") {
+		ev.Truncated = true
+	}
+}
+
+func fillMPS(ev *Event, msg string) {
+	ev.Framework, ev.Device = "pytorch", &Device{Type: "mps"}
+	ev.Variant = "mps"
+	if m := reMPS.FindStringSubmatch(msg); m != nil {
+		ev.AllocatedBytes = sizeOf(m[1])
+		ev.OtherAllocationsBytes = sizeOf(m[2])
+		ev.TotalBytes = sizeOf(m[3])
+		ev.RequestedBytes = sizeOf(m[4])
+		if strings.Contains(m[1], "GB") || strings.Contains(m[1], "MB") || strings.Contains(m[1], "KB") {
+			ev.Variant = "mps-old-units"
+		}
+	}
+	if strings.Contains(msg, "PYTORCH_MPS_HIGH_WATERMARK_RATIO") {
+		ev.Hint, ev.HintEnv = "mps_watermark", "PYTORCH_MPS_HIGH_WATERMARK_RATIO"
+	}
+}

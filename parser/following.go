@@ -1,0 +1,40 @@
+package parser
+
+// The lines printed after a failure, quoted on its event.
+
+// followingKept is how many lines after a failure an Event quotes.
+const followingKept = 32
+
+// startFollowing makes ev the event whose following lines are quoted; the
+// next followingKept lines are read in full, in a fast read as in a full
+// one. The line being read, if it is past the message, is the first.
+func (s *scanner) startFollowing(ev *Event) {
+	s.followEv, s.follow = ev, followingKept
+	if s.curNo > ev.endLine && s.curText != "" {
+		s.quoteFollowing(s.curNo, s.curText)
+	}
+}
+
+// quoteFollowing adds a non-empty line to the followed event's quote.
+func (s *scanner) quoteFollowing(no int, text string) {
+	ev := s.followEv
+	if text == "" || len(ev.Following) >= followingKept {
+		return
+	}
+	if n := len(ev.Following); n > 0 && ev.Following[n-1].Line == no {
+		ev.Following[n-1].Text = clip(ev.Following[n-1].Text+" "+text, 300) // a \r-split line
+		return
+	}
+	ev.Following = append(ev.Following, Span{Line: no, Text: clip(text, 300)})
+}
+
+// stopFollowing ends the quote of the followed event where a new failure
+// starts: the lines from there on are the new failure's.
+func (s *scanner) stopFollowing(no int) {
+	if ev := s.followEv; ev != nil {
+		for len(ev.Following) > 0 && ev.Following[len(ev.Following)-1].Line >= no {
+			ev.Following = ev.Following[:len(ev.Following)-1]
+		}
+	}
+	s.followEv, s.follow = nil, 0
+}
