@@ -21,7 +21,7 @@ const (
 	fitL2Evidence = 1.0 // strength of the pull back to the declared starts, in cases: evidence
 	fitL2Weak     = 0.5 // … and hypotheses, priors and the unknown class, which must stay modest
 	uMass         = 0.5
-	priorSmooth   = 4.0 // pseudo-counts pulling a context's base rates to the global ones
+	priorSmooth   = 20.0 // pseudo-counts pulling a context's base rates to the global ones
 )
 
 // calibrationFolds is how many folds the fitter splits its own cases into
