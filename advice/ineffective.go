@@ -179,7 +179,7 @@ func captureFor(fs []rules.Finding, f *rules.Facts, decided bool, lf *logFacts) 
 	if f.Ev.Kind == parser.KindCUDA || f.Ev.Kind == parser.KindHIP || f.Ev.Kind == parser.KindCUDARuntime {
 		what := "a memory snapshot of the failing run"
 		if lf.memSummary != nil {
-			what += fmt.Sprintf(" (the memory summary at line %d gives totals; the snapshot adds the stack of every allocation)", lf.memSummary.Line)
+			what += " (the log's memory summary gives totals; the snapshot adds the stack of every allocation)"
 		}
 		out = append(out, what+":\n"+snapshotRecipe)
 	}
