@@ -42,7 +42,7 @@ func attentionMatrix() Culprit {
 
 // attentionCue holds the words that point at attention-score computation.
 func attentionCue() cue {
-	return words("eager_attention_forward", "attn_weights", "attention_scores", "attention_probs", "key.transpose", "key_states.transpose", "k.transpose", "matmul(query", "matmul(q,", "baddbmm", "output_attentions", "scaled_dot_product_attention", "self_attn", "attention(")
+	return words("eager_attention_forward", "_attention_forward", "attention_forward", "cross_attention", "CrossAttention", "AttnProcessor", "attn_weights", "attention_scores", "attention_probs", "attn_scores", "key.transpose", "key_states.transpose", "k.transpose", "matmul(query", "matmul(q,", "baddbmm", "output_attentions", "scaled_dot_product_attention", "self_attn", "attention(")
 }
 
 func checkAttentionMatrix(f *Facts) *Finding {
