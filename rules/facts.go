@@ -124,7 +124,8 @@ func (f *Facts) findModel(in Input) {
 }
 
 // Holder is what the process holds on the device by the best figure the
-// log gives: reserved, else in-use, else allocated.
+// log gives: reserved, else in-use, else allocated plus the cached but
+// unallocated memory (1.0–1.3 print only "cached", which is held too).
 func (f *Facts) Holder() int64 {
 	switch {
 	case f.Reserved > 0:
@@ -132,13 +133,18 @@ func (f *Facts) Holder() int64 {
 	case f.InUse > 0:
 		return f.InUse
 	}
-	return f.Allocated
+	return f.Allocated + f.Unallocated
 }
 
 // Outside is device memory held by neither this process's allocator nor
 // free: capacity − free − (in-use, else reserved). It is -1 when unknown.
 func (f *Facts) Outside() int64 {
 	if f.Capacity == 0 || !f.FreeKnown {
+		return -1
+	}
+	if f.Ev.Truncated && f.InUse == 0 && f.Reserved == 0 {
+		// The message was cut before the clauses that say what this
+		// process holds: what they would have said is unknown, not zero.
 		return -1
 	}
 	held := f.InUse
