@@ -157,13 +157,13 @@ func (f *Facts) Outside() int64 {
 	return f.Capacity - f.Free - held
 }
 
-// A cue is a word to find in the frames, the lines around the failure, or
-// the message.
-type cue struct {
-	words []string
-}
+// A cue is a piece of the evidence vocabulary to find in the frames, the
+// lines around the failure, or the message: one of the parser's named cues
+// (shared with phase detection) or a culprit's own words.
+type cue = parser.Cue
 
-func words(ws ...string) cue { return cue{words: ws} }
+// words makes a culprit's own cue.
+func words(ws ...string) cue { return parser.Cue{Words: ws} }
 
 // followingCued is how many lines after the failure Find searches: a
 // library's next line names the buffer that failed, a pasted traceback
@@ -178,31 +178,31 @@ func (f *Facts) Find(c cue) (Evidence, bool) {
 	for k := len(ev.Frames) - 1; k >= 0; k-- {
 		fr := ev.Frames[k]
 		text := fr.Code + " " + fr.Function + " " + fr.File
-		if hasAny(text, c.words) {
+		if hasAny(text, c.Words) {
 			shown := fr.Code
-			if shown == "" || !hasAny(fr.Code, c.words) {
+			if shown == "" || !hasAny(fr.Code, c.Words) {
 				shown = strings.TrimSpace(`File "` + fr.File + `", in ` + fr.Function + ": " + fr.Code)
 			}
 			line := fr.LogLine
-			if fr.Code != "" && hasAny(fr.Code, c.words) {
+			if fr.Code != "" && hasAny(fr.Code, c.Words) {
 				line = fr.LogLine + 1
 			}
 			return Evidence{Input: f.Input, Line: line, Text: shown}, true
 		}
 	}
 	for k := len(ev.ContextLines) - 1; k >= 0; k-- {
-		if hasAny(ev.ContextLines[k].Text, c.words) {
+		if hasAny(ev.ContextLines[k].Text, c.Words) {
 			return Evidence{Input: f.Input, Line: ev.ContextLines[k].Line, Text: ev.ContextLines[k].Text}, true
 		}
 	}
-	if hasAny(ev.Message, c.words) {
+	if hasAny(ev.Message, c.Words) {
 		return f.EventLine(), true
 	}
 	for k, l := range ev.Following {
 		if k == followingCued {
 			break
 		}
-		if hasAny(l.Text, c.words) {
+		if hasAny(l.Text, c.Words) {
 			return Evidence{Input: f.Input, Line: l.Line, Text: clip(l.Text, 240)}, true
 		}
 	}
@@ -234,59 +234,10 @@ func (f *Facts) EventLine() Evidence {
 	return Evidence{Input: f.Input, Line: f.Ev.Line, Text: clip(f.Ev.Message, 240)}
 }
 
-// hasAny reports whether s holds one of the cue words. A word that is a
-// whole identifier ("backward", "loss") must stand as one in s — not as
-// part of "_backward_hooks" or "lossy" — so a call matches with or without
-// its parentheses and a dotted name or path matches by its parts; a word
-// with punctuation or an open end ("key.transpose", "train_", "vllm/")
-// matches as written.
-func hasAny(s string, ws []string) bool {
-	for _, w := range ws {
-		if isIdentifier(w) {
-			if hasIdentifier(s, w) {
-				return true
-			}
-		} else if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// isIdentifier reports whether w is a whole identifier: letters and
-// digits, with underscores only between them.
-func isIdentifier(w string) bool {
-	if w == "" || w[0] == '_' || w[len(w)-1] == '_' {
-		return false
-	}
-	for i := 0; i < len(w); i++ {
-		if !identByte(w[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func identByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-// hasIdentifier reports whether w occurs in s with no identifier byte on
-// either side.
-func hasIdentifier(s, w string) bool {
-	for i := 0; ; {
-		j := strings.Index(s[i:], w)
-		if j < 0 {
-			return false
-		}
-		j += i
-		end := j + len(w)
-		if (j == 0 || !identByte(s[j-1])) && (end == len(s) || !identByte(s[end])) {
-			return true
-		}
-		i = j + 1
-	}
-}
+// hasAny reports whether s holds one of the cue words, matched as the
+// parser's vocabulary matches them (parser.HasWord: whole identifiers
+// stand alone, words with punctuation match as written).
+func hasAny(s string, ws []string) bool { return parser.HasWord(s, ws) }
 
 func clip(s string, n int) string {
 	if len(s) <= n {

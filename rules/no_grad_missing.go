@@ -33,11 +33,6 @@ const (
 	noGradOldTorch       = "no-grad-missing/torch-0.x"
 )
 
-// evalCue holds the words that point at evaluation code.
-func evalCue() cue {
-	return words("validation_step", "validate(", "evaluate(", "evaluation_loop", "eval_step", "test_step", "predict(", "prediction_step", "def test", "test(", "valid(", "_eval", "eval(")
-}
-
 func checkNoGradMissing(f *Facts) *Finding {
 	ev := f.Ev
 	// Hugging Face Trainer's evaluation and prediction steps run under
@@ -51,7 +46,7 @@ func checkNoGradMissing(f *Facts) *Finding {
 	fd := &Finding{Culprit: "no-grad-missing", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested, Inference: true}}
 	fd.Title = "Evaluation runs with autograd on, keeping every activation"
 	fd.Explanation = "Without torch.no_grad() or torch.inference_mode(), a forward pass records the graph and keeps its activations for a backward pass that never comes; in an evaluation loop they pile up batch after batch. model.eval() does not switch this off."
-	if e, ok := f.Find(evalCue()); ok && (ev.Phase == parser.PhaseEval || ev.Phase == parser.PhaseForward || ev.Phase == parser.PhaseUnknown) {
+	if e, ok := f.Find(parser.CueEval()); ok && (ev.Phase == parser.PhaseEval || ev.Phase == parser.PhaseForward || ev.Phase == parser.PhaseUnknown) {
 		// Evaluation inside a training program is where no_grad is most
 		// often forgotten; a stand-alone inference script is less telling.
 		if f.Training >= 0.8 {
@@ -75,6 +70,6 @@ func checkNoGradMissing(f *Facts) *Finding {
 // inEvaluation reports whether the frames or nearby lines show evaluation
 // or test code: a forward there keeps no activations for a training step.
 func (f *Facts) inEvaluation() bool {
-	_, ok := f.Find(evalCue())
+	_, ok := f.Find(parser.CueEval())
 	return ok
 }

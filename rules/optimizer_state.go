@@ -34,14 +34,9 @@ const (
 	optimPhase  = "optimizer-state/optimizer-phase"
 )
 
-// optimizerCue holds the words that point at an optimizer step.
-func optimizerCue() cue {
-	return words("exp_avg", "_init_group", "optimizer.step", "_multi_tensor_adam", "_single_tensor_adam", "optim.step", "scaler.step")
-}
-
 func checkOptimizerState(f *Facts) *Finding {
 	ev := f.Ev
-	e, ok := f.Find(optimizerCue())
+	e, ok := f.Find(parser.CueOptimizer())
 	if _, _, measured := f.measuredShare(snapshot.KindOptimizer, 0.3); !ok && ev.Phase != parser.PhaseOptimizer && !measured {
 		return nil
 	}

@@ -34,14 +34,9 @@ const (
 	vaeAfter  = "vae-decode/after-sampling"
 )
 
-// vaeCue holds the words that point at a diffusion VAE decode.
-func vaeCue() cue {
-	return words("vae.decode", "vae: ", "vae_decode", "VAEDecode", "AutoencoderKL", "autoencoder_kl", "decode_first_stage", "first_stage_model", "tiled_decode", "VAE decode", "vae.tiled")
-}
-
 func checkVAEDecode(f *Facts) *Finding {
 	ev := f.Ev
-	e, ok := f.Find(vaeCue())
+	e, ok := f.Find(parser.CueDecode())
 	if !ok {
 		e, ok = f.Notice("vae")
 	}
