@@ -192,7 +192,7 @@ func runtimeMatchers() []failureMatcher {
 		{
 			name:    "cuda-runtime",
 			anchors: []string{"error: out of memory", "error out of memory", "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY"},
-			locate:  regexp.MustCompile(`(?:CUDA|HIP) (?:runtime )?error: out of memory|(?:CUDA|HIP|cuda) failed with error out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY`),
+			locate:  regexp.MustCompile(`(?:CUDA|HIP) (?:runtime |driver )?error: out of memory|(?:CUDA|HIP|cuda) failed with error out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY`),
 			kind:    KindCUDARuntime,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
