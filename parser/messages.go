@@ -261,7 +261,7 @@ func reshapedMatchers() []failureMatcher {
 			name:    "torch-allocator-retyped",
 			closes:  true,
 			anchors: []string{"tried to allocate", "TRIED TO ALLOCATE", "Tried To Allocate", "triedtoallocate"},
-			locate:  regexp.MustCompile(`(?i)(?:\b\w+ ?out ?of ?memory\.? ?)?tried ?to ?allocate`),
+			locate:  regexp.MustCompile(`(?i)\b\w+ ?out ?of ?memory\.? ?tried ?to ?allocate`),
 			more:    func(msg string) bool { return torchMore(canonTorch(msg)) },
 			fill: func(ev *Event, msg string) {
 				fillTorch(ev, canonTorch(msg))

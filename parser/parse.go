@@ -144,7 +144,8 @@ type scanner struct {
 	follow    int             // physical lines still to read in full for followEv
 	curNo     int             // the line being read, and its text
 	curText   string
-	rawShape  uint64 // the current line's raw shape, 0 when not computed
+	wrap      wrapLine // the last line that failed every matcher, for joinWrapped
+	rawShape  uint64   // the current line's raw shape, 0 when not computed
 }
 
 // A ringLine is one recent line. Its text and progress counters are read
@@ -170,11 +171,21 @@ func (r *ringLine) prepare() {
 
 // pending is a failure whose message may continue on the next lines.
 type pending struct {
-	ev     *Event
-	m      *failureMatcher
-	msg    strings.Builder
-	lines  int
-	lastNo int
+	ev      *Event
+	m       *failureMatcher
+	msg     strings.Builder
+	lines   int
+	lastNo  int
+	lastLen int // length of the last physical line read into it
+}
+
+// A wrapLine is a line that failed every matcher but may be the first half
+// of a failure that a paste wrapped; the next line is tried joined to it.
+type wrapLine struct {
+	text   string
+	stream string
+	first  int // its first line
+	last   int // its last line
 }
 
 func newScanner(name string) *scanner {
@@ -298,6 +309,9 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		s.hot = 2
 	}
 	text := st.text
+	if s.joinWrapped(raw, st, no, tb) {
+		return
+	}
 	// A line of a shape already seen without a failure (the same template
 	// with other numbers, as training logs print every step) is not run
 	// through the matchers again.
@@ -332,6 +346,48 @@ func (s *scanner) line(raw string, st stripped, no int) {
 	}
 	s.markQuiet(text)
 	s.notice(text, no)
+	if len(text) >= wrapWidth && s.gate([]byte(text)) {
+		s.wrap = wrapLine{text: text, stream: st.stream, first: no, last: no}
+	}
+}
+
+// joinWrapped tries a line as the rest of the wrapped line before it: a
+// failure whose words a paste split across two lines is found in the two
+// joined, and starts on the first. Only the exact families are tried.
+func (s *scanner) joinWrapped(raw string, st stripped, no int, tb *traceback) bool {
+	w := s.wrap
+	if w.text == "" || w.last != no-1 || w.stream != st.stream {
+		s.wrap = wrapLine{}
+		return false
+	}
+	s.wrap = wrapLine{}
+	if !midSentence(w.text) && !splitWord(w.text, strings.TrimSpace(st.text)) || !s.wrapContinues(st.text) || len(w.text) > 2000 {
+		return false
+	}
+	next := strings.TrimSpace(st.text)
+	joined := w.text + " " + next
+	if splitWord(w.text, next) {
+		joined = w.text + next
+	}
+	for i := range s.t.matchers {
+		m := &s.t.matchers[i]
+		if m.judge != nil || !containsAny(joined, m.anchors) {
+			continue
+		}
+		loc := m.locate.FindStringIndex(joined)
+		if loc == nil || loc[0] >= len(w.text) {
+			continue // the failure must start on the first line
+		}
+		s.open(m, raw, stripped{text: joined, rank: st.rank, stream: st.stream}, joined, loc[0], w.first, tb, nil)
+		if p := s.pending[st.stream]; p != nil {
+			p.lastNo, p.lastLen = no, len(st.text)
+		}
+		return true
+	}
+	if len(joined) < 600 {
+		s.wrap = wrapLine{text: joined, stream: st.stream, first: w.first, last: no}
+	}
+	return false
 }
 
 // markQuiet records the current line's raw shape as holding no failure.
@@ -426,12 +482,71 @@ func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, 
 		ev.ContextLines = append(ev.ContextLines, Span{Line: no, Text: clip(code, 300)})
 	}
 	ev.Frames = tb.take()
-	p := &pending{ev: ev, m: m, lastNo: no}
+	p := &pending{ev: ev, m: m, lastNo: no, lastLen: len(text)}
 	p.msg.WriteString(cleanMessage(text[start:]))
 	s.pending[st.stream] = p
-	if m.more == nil || !m.more(p.msg.String()) {
+	if !s.wantsMore(p) {
 		s.close(st.stream)
 	}
+}
+
+// wrapWidth is the shortest line that reads as hard-wrapped by a paste or
+// a terminal (pastes wrap at 72–120 columns).
+const wrapWidth = 60
+
+// wantsMore reports whether a pending message may go on on the next line:
+// its family says so, or, for a family that reads one line, the last line
+// was long and stopped mid-sentence, as a wrap leaves it.
+func (s *scanner) wantsMore(p *pending) bool {
+	if p.m.more != nil {
+		return p.m.more(p.msg.String())
+	}
+	return p.lines < 3 && p.lastLen >= wrapWidth && midSentence(p.msg.String())
+}
+
+// midSentence reports whether text stops where no sentence or clause can
+// end: after a comma, a colon or an open parenthesis, after a word that
+// needs its object ("of", "to", "is", …), or after a bare number whose unit
+// went to the next line.
+func midSentence(text string) bool {
+	t := strings.TrimRight(text, " ")
+	if t == "" {
+		return false
+	}
+	if strings.ContainsRune(",:;(", rune(t[len(t)-1])) {
+		return true
+	}
+	word := t[strings.LastIndexByte(t, ' ')+1:]
+	switch strings.ToLower(word) {
+	case "of", "on", "in", "is", "to", "and", "the", "a", "an", "for", "by", "with", "from", "than", "at", "or", "was", "are", "be", "only", "has", "have", "size", "allocate", "allocating", "requested":
+		return true
+	}
+	return word != "" && isDigit(word[len(word)-1])
+}
+
+// reRecordStart is a line that starts a log record of its own: a prefix, a
+// timestamp, a level, a "name: " label.
+var reRecordStart = regexp.MustCompile(`^(?:\[|\(|\d{4}-\d\d-\d\d|[IWEF]\d{4} |(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|[\w.\-]+:\s)`)
+
+// wrapContinues reports whether next reads as the wrapped rest of a line:
+// prose that starts no record of its own and holds no failure by itself.
+func (s *scanner) wrapContinues(next string) bool {
+	t := strings.TrimSpace(next)
+	if t == "" || !(t[0] >= 'a' && t[0] <= 'z' || isDigit(t[0]) || t[0] == '(') {
+		return false // the rest of a sentence starts lower-case or with a figure
+	}
+	return isContinuation(t) && !reRecordStart.MatchString(t) && !s.locatesAlone(t)
+}
+
+// locatesAlone reports whether an exact family finds a failure in text.
+func (s *scanner) locatesAlone(text string) bool {
+	for i := range s.t.matchers {
+		m := &s.t.matchers[i]
+		if m.judge == nil && containsAny(text, m.anchors) && m.locate.MatchString(text) {
+			return true
+		}
+	}
+	return false
 }
 
 // engineOf names the serving engine whose process printed a line, from its
@@ -450,11 +565,14 @@ func engineOf(stream, raw string) string {
 // extend offers a following line to a pending message; it reports whether
 // the line was taken.
 func (s *scanner) extend(p *pending, text string, no int) bool {
-	if p.lines >= 8 || no-p.lastNo > 1 || p.m.more == nil || !p.m.more(p.msg.String()) {
+	if p.lines >= 8 || no-p.lastNo > 1 || !s.wantsMore(p) {
 		return false
 	}
 	ok := isContinuation(text)
-	if p.m.cont != nil {
+	switch {
+	case p.m.more == nil:
+		ok = s.wrapContinues(text)
+	case p.m.cont != nil:
 		ok = p.m.cont(text)
 	}
 	if p.m.contMsg != nil {
@@ -480,7 +598,7 @@ func (s *scanner) extend(p *pending, text string, no int) bool {
 	}
 	p.msg.WriteString(next)
 	p.lines++
-	p.lastNo = no
+	p.lastNo, p.lastLen = no, len(text)
 	return true
 }
 
