@@ -516,7 +516,11 @@ func midSentence(text string) bool {
 	if strings.ContainsRune(",:;(", rune(t[len(t)-1])) {
 		return true
 	}
-	word := t[strings.LastIndexByte(t, ' ')+1:]
+	sp := strings.LastIndexByte(t, ' ')
+	word := t[sp+1:]
+	if sp > 0 && word != "" && word[0] >= 'A' && word[0] <= 'Z' && strings.ContainsRune(".!?", rune(t[max(sp-1, 0)])) {
+		return true // a sentence's first word: "… larger than 4GB! Tried"
+	}
 	switch strings.ToLower(word) {
 	case "of", "on", "in", "is", "to", "and", "the", "a", "an", "for", "by", "with", "from", "than", "at", "or", "was", "are", "be", "only", "has", "have", "size", "allocate", "allocating", "requested":
 		return true
@@ -535,19 +539,28 @@ func (s *scanner) wrapContinues(next string) bool {
 	if t == "" || !(t[0] >= 'a' && t[0] <= 'z' || isDigit(t[0]) || t[0] == '(') {
 		return false // the rest of a sentence starts lower-case or with a figure
 	}
-	return isContinuation(t) && !reRecordStart.MatchString(t) && !s.locatesAlone(t)
+	return isContinuation(t) && !reRecordStart.MatchString(t) && !s.startsFailure(t)
 }
 
-// locatesAlone reports whether an exact family finds a failure in text.
-func (s *scanner) locatesAlone(text string) bool {
+// startsFailure reports whether an exact family finds a failure that
+// starts text (after at most an exception class): a new failure, not the
+// rest of the last one.
+func (s *scanner) startsFailure(text string) bool {
 	for i := range s.t.matchers {
 		m := &s.t.matchers[i]
-		if m.judge == nil && containsAny(text, m.anchors) && m.locate.MatchString(text) {
+		if m.judge != nil || !containsAny(text, m.anchors) {
+			continue
+		}
+		if loc := m.locate.FindStringIndex(text); loc != nil && reExcLead.MatchString(text[:loc[0]]) {
 			return true
 		}
 	}
 	return false
 }
+
+// reExcLead is what may stand before a failure's text at the start of a
+// line: nothing, or an exception class.
+var reExcLead = regexp.MustCompile(`^\s*(?:[\w.]*(?:Error|Exception)\s*:?\s*)?$`)
 
 // engineOf names the serving engine whose process printed a line, from its
 // prefix: vLLM tags its processes ("(VllmWorkerProcess pid=…)",
@@ -577,6 +590,9 @@ func (s *scanner) extend(p *pending, text string, no int) bool {
 	}
 	if p.m.contMsg != nil {
 		ok = p.m.contMsg(p.msg.String(), text)
+	}
+	if !ok && midSentence(p.msg.String()) && s.wrapContinues(text) {
+		ok = true // the family's line itself was wrapped
 	}
 	if !ok || p.msg.Len() > maxMessage {
 		return false
