@@ -107,10 +107,16 @@ func frameworkMatchers() []failureMatcher {
 			locate:  regexp.MustCompile(`OOM when allocating|Allocator \(\w+\) ran out of memory trying to allocate \S+ \(rounded|Ran out of memory trying`),
 			kind:    KindTF,
 			// graph mode names the op on the next line: "\t [[{{node model/conv2d/Conv2D}}]]"
+			// (a wrap can cut that node line too: it is read to its "]]")
 			more: func(msg string) bool {
-				return strings.Contains(msg, "OOM when allocating") && !strings.Contains(msg, "[[")
+				return strings.Contains(msg, "OOM when allocating") && (!strings.Contains(msg, "[[") || !strings.Contains(msg, "]]"))
 			},
-			cont: func(next string) bool { return strings.HasPrefix(strings.TrimSpace(next), "[[") },
+			contMsg: func(msg, next string) bool {
+				if strings.Contains(msg, "[[") {
+					return isContinuation(next)
+				}
+				return strings.HasPrefix(strings.TrimSpace(next), "[[")
+			},
 			fill: fillTF,
 		},
 		{

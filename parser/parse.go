@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -299,6 +300,7 @@ func (s *scanner) line(raw string, st stripped, no int) {
 			}
 		}
 	}
+	s.closeUnwrapped(no)
 	tb := s.tb(st.stream)
 	s.headerFailure(st, no)
 	if tb.feed(st.text, no) {
@@ -346,7 +348,7 @@ func (s *scanner) line(raw string, st stripped, no int) {
 	}
 	s.markQuiet(text)
 	s.notice(text, no)
-	if len(text) >= wrapWidth && s.gate([]byte(text)) {
+	if len(text) >= wrapWidth {
 		s.wrap = wrapLine{text: text, stream: st.stream, first: no, last: no}
 	}
 }
@@ -361,7 +363,7 @@ func (s *scanner) joinWrapped(raw string, st stripped, no int, tb *traceback) bo
 		return false
 	}
 	s.wrap = wrapLine{}
-	if !midSentence(w.text) && !splitWord(w.text, strings.TrimSpace(st.text)) || !s.wrapContinues(st.text) || len(w.text) > 2000 {
+	if !s.wrapContinues(st.text) || len(w.text) > 2000 {
 		return false
 	}
 	next := strings.TrimSpace(st.text)
@@ -482,11 +484,26 @@ func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, 
 		ev.ContextLines = append(ev.ContextLines, Span{Line: no, Text: clip(code, 300)})
 	}
 	ev.Frames = tb.take()
-	p := &pending{ev: ev, m: m, lastNo: no, lastLen: len(text)}
+	p := &pending{ev: ev, m: m, lastNo: no, lastLen: max(len(text), len(raw))}
 	p.msg.WriteString(cleanMessage(text[start:]))
 	s.pending[st.stream] = p
 	if !s.wantsMore(p) {
 		s.close(st.stream)
+	}
+}
+
+// closeUnwrapped closes the one-line messages held open for a wrap that the
+// line being read did not continue.
+func (s *scanner) closeUnwrapped(no int) {
+	var done []string
+	for stream, p := range s.pending {
+		if p.m.more == nil && p.lastNo < no {
+			done = append(done, stream)
+		}
+	}
+	sort.Strings(done)
+	for _, stream := range done {
+		s.close(stream)
 	}
 }
 
@@ -501,45 +518,42 @@ func (s *scanner) wantsMore(p *pending) bool {
 	if p.m.more != nil {
 		return p.m.more(p.msg.String())
 	}
-	return p.lines < 3 && p.lastLen >= wrapWidth && midSentence(p.msg.String())
+	return p.lines < 3 && p.lastLen >= wrapWidth
 }
 
-// midSentence reports whether text stops where no sentence or clause can
-// end: after a comma, a colon or an open parenthesis, after a word that
-// needs its object ("of", "to", "is", …), or after a bare number whose unit
-// went to the next line.
-func midSentence(text string) bool {
+// needsObject reports whether text ends on a preposition, whose object a
+// wrap moved to the next line ("… and type float on" / "/job:localhost/…").
+func needsObject(text string) bool {
 	t := strings.TrimRight(text, " ")
-	if t == "" {
-		return false
-	}
-	if strings.ContainsRune(",:;(", rune(t[len(t)-1])) {
+	switch strings.ToLower(t[strings.LastIndexByte(t, ' ')+1:]) {
+	case "on", "of", "by", "to", "at", "in", "from", "with", "for":
 		return true
 	}
-	sp := strings.LastIndexByte(t, ' ')
-	word := t[sp+1:]
-	if sp > 0 && word != "" && word[0] >= 'A' && word[0] <= 'Z' && strings.ContainsRune(".!?", rune(t[max(sp-1, 0)])) {
-		return true // a sentence's first word: "… larger than 4GB! Tried"
-	}
-	switch strings.ToLower(word) {
-	case "of", "on", "in", "is", "to", "and", "the", "a", "an", "for", "by", "with", "from", "than", "at", "or", "was", "are", "be", "only", "has", "have", "size", "allocate", "allocating", "requested":
-		return true
-	}
-	return word != "" && isDigit(word[len(word)-1])
+	return false
+}
+
+// wrapRest reports whether next can be the rest of a wrapped line: it
+// starts no record and no failure of its own.
+func (s *scanner) wrapRest(next string) bool {
+	t := strings.TrimSpace(next)
+	return t != "" && isContinuation(t) && !reRecordStart.MatchString(t) && !s.startsFailure(t)
 }
 
 // reRecordStart is a line that starts a log record of its own: a prefix, a
 // timestamp, a level, a "name: " label.
-var reRecordStart = regexp.MustCompile(`^(?:\[|\(|\d{4}-\d\d-\d\d|[IWEF]\d{4} |(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|[\w.\-]+:\s)`)
+var reRecordStart = regexp.MustCompile(`^(?:\[|\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|[IWEF]\d{4} |(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|[\w.\-]+:\s|\w+\s+\| )`)
+
+// reUnitLead is a line that starts with the unit a wrap cut from its figure.
+var reUnitLead = regexp.MustCompile(`^(?:[KMGTP]i?B|bytes)\b`)
 
 // wrapContinues reports whether next reads as the wrapped rest of a line:
 // prose that starts no record of its own and holds no failure by itself.
 func (s *scanner) wrapContinues(next string) bool {
 	t := strings.TrimSpace(next)
-	if t == "" || !(t[0] >= 'a' && t[0] <= 'z' || isDigit(t[0]) || t[0] == '(') {
-		return false // the rest of a sentence starts lower-case or with a figure
+	if t == "" || !(t[0] >= 'a' && t[0] <= 'z' || isDigit(t[0]) || t[0] == '(' || reUnitLead.MatchString(t)) {
+		return false // the rest of a sentence starts lower-case, with a figure or its unit
 	}
-	return isContinuation(t) && !reRecordStart.MatchString(t) && !s.startsFailure(t)
+	return s.wrapRest(t)
 }
 
 // startsFailure reports whether an exact family finds a failure that
@@ -591,7 +605,7 @@ func (s *scanner) extend(p *pending, text string, no int) bool {
 	if p.m.contMsg != nil {
 		ok = p.m.contMsg(p.msg.String(), text)
 	}
-	if !ok && midSentence(p.msg.String()) && s.wrapContinues(text) {
+	if !ok && p.lastLen >= wrapWidth && (s.wrapContinues(text) || needsObject(p.msg.String()) && s.wrapRest(text)) {
 		ok = true // the family's line itself was wrapped
 	}
 	if !ok || p.msg.Len() > maxMessage {
@@ -615,6 +629,9 @@ func (s *scanner) extend(p *pending, text string, no int) bool {
 	p.msg.WriteString(next)
 	p.lines++
 	p.lastNo, p.lastLen = no, len(text)
+	if p.m.judge != nil {
+		s.upgrade(p) // the wrapped line may make it a family's message
+	}
 	return true
 }
 
