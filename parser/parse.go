@@ -146,6 +146,7 @@ type scanner struct {
 	curNo     int             // the line being read, and its text
 	curText   string
 	wrap      wrapLine // the last line that failed every matcher, for joinWrapped
+	lineQuiet bool     // the physical line being read holds no key at all
 	rawShape  uint64   // the current line's raw shape, 0 when not computed
 }
 
@@ -209,6 +210,9 @@ func (s *scanner) physical(line []byte, no int) {
 		s.segment(nil, no)
 		return
 	}
+	// A physical line that fails the gate has no segment that passes it:
+	// the segments of a redrawn progress bar are not searched one by one.
+	s.lineQuiet = no > headLines && bytes.IndexByte(line, '\r') >= 0 && !s.gate(line)
 	for len(line) > 0 {
 		i := bytes.IndexByte(line, '\r')
 		if i < 0 {
@@ -230,7 +234,7 @@ func (s *scanner) segment(seg []byte, no int) {
 		s.quoteFollowing(no, s.curText)
 	}
 	if no > headLines && s.hot == 0 && len(s.pending) == 0 {
-		if !s.gate(seg) {
+		if s.lineQuiet || !s.gate(seg) {
 			return
 		}
 		// A line of a template seen before without a failure, outside any
