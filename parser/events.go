@@ -17,6 +17,9 @@ func (s *scanner) close(stream string) {
 	}
 	delete(s.pending, stream)
 	ev := p.ev
+	if p.m.judge != nil && p.lines > 0 {
+		s.upgrade(p) // the wrapped lines may make it a family's message
+	}
 	ev.Message = clip(p.msg.String(), maxMessage)
 	ev.endLine = p.lastNo
 	if p.m.closes && p.m.more != nil && p.m.more(ev.Message) {
@@ -202,5 +205,23 @@ func (s *scanner) finish() {
 			s.res.Context.Progress = append(s.res.Context.Progress, p)
 		}
 		s.res.Events = append(s.res.Events, *ev)
+	}
+}
+
+// upgrade reads a generic message that took wrapped lines again with the
+// exact families: one that now finds its failure in it owns the event.
+func (s *scanner) upgrade(p *pending) {
+	msg := p.msg.String()
+	for i := range s.t.matchers {
+		m := &s.t.matchers[i]
+		if m.judge != nil || !containsAny(msg, m.anchors) {
+			continue
+		}
+		if loc := m.locate.FindStringIndex(msg); loc != nil {
+			p.m, p.ev.Kind, p.ev.Detection = m, m.kind, nil
+			p.msg.Reset()
+			p.msg.WriteString(msg[loc[0]:])
+			return
+		}
 	}
 }

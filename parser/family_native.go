@@ -183,7 +183,7 @@ func nativeMatchers() []failureMatcher {
 			// a Python traceback ending in a bare "MemoryError" (host memory)
 			name:    "python-memoryerror",
 			anchors: []string{"MemoryError"},
-			locate:  regexp.MustCompile(`^\s*(?:[\w.]+\.)?MemoryError\b(?::.*)?$`),
+			locate:  regexp.MustCompile(`^\s*(?:[\w.]+\.)?MemoryError\s*:?\s*$`),
 			kind:    KindCPU,
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Device, ev.Variant = "python", &Device{Type: "cpu"}, "python-memoryerror"

@@ -44,8 +44,12 @@ func fillTorch(ev *Event, msg string) {
 		ev.Kind, ev.Device = KindCUDA, &Device{Type: "npu"}
 	case "MUSA":
 		ev.Kind, ev.Device = KindCUDA, &Device{Type: "musa"}
-	default: // "CUDA", or the message's start was lost: the layout is the CUDA allocator's
+	case "", "CUDA": // or the message's start was lost: the layout is the CUDA allocator's
 		ev.Kind, ev.Device = KindCUDA, &Device{Type: "cuda"}
+	default:
+		// another vendor's backend printing the same message ("MLU out of
+		// memory", "GCU out of memory"): its own device name
+		ev.Kind, ev.Device = KindCUDA, &Device{Type: strings.ToLower(word)}
 	}
 	if m := reXPULimit.FindStringSubmatch(msg); m != nil {
 		// IPEX on Intel Arc: one buffer above the per-allocation cap.

@@ -13,8 +13,10 @@ import (
 )
 
 // FuzzParse feeds arbitrary input to the parser, seeded with every fixture.
-// Invariants: no panic; every event and frame line lies inside the input;
-// sizes are never negative; the same input gives the same result.
+// Invariants: no panic; every event, frame and following line lies inside
+// the input; sizes are never negative; every event says how it was
+// detected; the same input gives the same result; a fast read equals a
+// full line-by-line read.
 func FuzzParse(f *testing.F) {
 	for _, p := range fixtures.Paths(filepath.Join("..", "fixtures")) {
 		data, err := os.ReadFile(p)
@@ -48,8 +50,19 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("negative size %d in %s", *p, ev.Message)
 				}
 			}
-			if !strings.HasPrefix(ev.ID, "e") || ev.Kind == "" {
-				t.Fatalf("event without id or kind: %+v", ev)
+			if !strings.HasPrefix(ev.ID, "e") || ev.Kind == "" || ev.Detection == nil {
+				t.Fatalf("event without id, kind or detection: %+v", ev)
+			}
+			for _, sp := range ev.Following {
+				if sp.Line <= ev.Line || sp.Line > lines {
+					t.Fatalf("following line %d outside %d..%d", sp.Line, ev.Line+1, lines)
+				}
+			}
+		}
+		if !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) && !isNotebook(data, "fuzz.log") && err == nil {
+			slow, _ := parseLines(bytes.NewReader(data), "fuzz.log", true)
+			if a, b := resultJSON(t, res), resultJSON(t, slow); a != b {
+				t.Fatalf("fast and full reads differ\nfast: %.300s\nfull: %.300s", a, b)
 			}
 		}
 		again, _ := Parse(bytes.NewReader(data), "fuzz.log")

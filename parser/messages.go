@@ -107,10 +107,16 @@ func frameworkMatchers() []failureMatcher {
 			locate:  regexp.MustCompile(`OOM when allocating|Allocator \(\w+\) ran out of memory trying to allocate \S+ \(rounded|Ran out of memory trying`),
 			kind:    KindTF,
 			// graph mode names the op on the next line: "\t [[{{node model/conv2d/Conv2D}}]]"
+			// (a wrap can cut that node line too: it is read to its "]]")
 			more: func(msg string) bool {
-				return strings.Contains(msg, "OOM when allocating") && !strings.Contains(msg, "[[")
+				return strings.Contains(msg, "OOM when allocating") && (!strings.Contains(msg, "[[") || !strings.Contains(msg, "]]"))
 			},
-			cont: func(next string) bool { return strings.HasPrefix(strings.TrimSpace(next), "[[") },
+			contMsg: func(msg, next string) bool {
+				if strings.Contains(msg, "[[") {
+					return isContinuation(next)
+				}
+				return strings.HasPrefix(strings.TrimSpace(next), "[[")
+			},
 			fill: fillTF,
 		},
 		{
@@ -192,7 +198,7 @@ func runtimeMatchers() []failureMatcher {
 		{
 			name:    "cuda-runtime",
 			anchors: []string{"error: out of memory", "error out of memory", "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY"},
-			locate:  regexp.MustCompile(`(?:CUDA|HIP) (?:runtime )?error: out of memory|(?:CUDA|HIP|cuda) failed with error out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY`),
+			locate:  regexp.MustCompile(`(?:CUDA|HIP) (?:runtime |driver )?error: out of memory|(?:CUDA|HIP|cuda) failed with error out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY`),
 			kind:    KindCUDARuntime,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
@@ -261,7 +267,7 @@ func reshapedMatchers() []failureMatcher {
 			name:    "torch-allocator-retyped",
 			closes:  true,
 			anchors: []string{"tried to allocate", "TRIED TO ALLOCATE", "Tried To Allocate", "triedtoallocate"},
-			locate:  regexp.MustCompile(`(?i)(?:\b\w+ ?out ?of ?memory\.? ?)?tried ?to ?allocate`),
+			locate:  regexp.MustCompile(`(?i)\b\w+ ?out ?of ?memory\.? ?tried ?to ?allocate`),
 			more:    func(msg string) bool { return torchMore(canonTorch(msg)) },
 			fill: func(ev *Event, msg string) {
 				fillTorch(ev, canonTorch(msg))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -108,7 +109,9 @@ type scanner struct {
 	follow    int             // physical lines still to read in full for followEv
 	curNo     int             // the line being read, and its text
 	curText   string
-	rawShape  uint64 // the current line's raw shape, 0 when not computed
+	wrap      wrapLine // the last line that failed every matcher, for joinWrapped
+	lineQuiet bool     // the physical line being read holds no key at all
+	rawShape  uint64   // the current line's raw shape, 0 when not computed
 }
 
 // A ringLine is one recent line. Its text and progress counters are read
@@ -134,11 +137,21 @@ func (r *ringLine) prepare() {
 
 // pending is a failure whose message may continue on the next lines.
 type pending struct {
-	ev     *Event
-	m      *failureMatcher
-	msg    strings.Builder
-	lines  int
-	lastNo int
+	ev      *Event
+	m       *failureMatcher
+	msg     strings.Builder
+	lines   int
+	lastNo  int
+	lastLen int // length of the last physical line read into it
+}
+
+// A wrapLine is a line that failed every matcher but may be the first half
+// of a failure that a paste wrapped; the next line is tried joined to it.
+type wrapLine struct {
+	text   string
+	stream string
+	first  int // its first line
+	last   int // its last line
 }
 
 func newScanner(name string) *scanner {
@@ -161,6 +174,9 @@ func (s *scanner) physical(line []byte, no int) {
 		s.segment(nil, no)
 		return
 	}
+	// A physical line that fails the gate has no segment that passes it:
+	// the segments of a redrawn progress bar are not searched one by one.
+	s.lineQuiet = no > headLines && bytes.IndexByte(line, '\r') >= 0 && !s.gate(line)
 	for len(line) > 0 {
 		i := bytes.IndexByte(line, '\r')
 		if i < 0 {
@@ -182,7 +198,7 @@ func (s *scanner) segment(seg []byte, no int) {
 		s.quoteFollowing(no, s.curText)
 	}
 	if no > headLines && s.hot == 0 && len(s.pending) == 0 {
-		if !s.gate(seg) {
+		if s.lineQuiet || !s.gate(seg) {
 			return
 		}
 		// A line of a template seen before without a failure, outside any
@@ -252,6 +268,7 @@ func (s *scanner) line(raw string, st stripped, no int) {
 			}
 		}
 	}
+	s.closeUnwrapped(no)
 	tb := s.tb(st.stream)
 	s.headerFailure(st, no)
 	if tb.feed(st.text, no) {
@@ -262,6 +279,9 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		s.hot = 2
 	}
 	text := st.text
+	if s.joinWrapped(raw, st, no, tb) {
+		return
+	}
 	// A line of a shape already seen without a failure (the same template
 	// with other numbers, as training logs print every step) is not run
 	// through the matchers again.
@@ -296,6 +316,48 @@ func (s *scanner) line(raw string, st stripped, no int) {
 	}
 	s.markQuiet(text)
 	s.notice(text, no)
+	if len(text) >= wrapWidth {
+		s.wrap = wrapLine{text: text, stream: st.stream, first: no, last: no}
+	}
+}
+
+// joinWrapped tries a line as the rest of the wrapped line before it: a
+// failure whose words a paste split across two lines is found in the two
+// joined, and starts on the first. Only the exact families are tried.
+func (s *scanner) joinWrapped(raw string, st stripped, no int, tb *traceback) bool {
+	w := s.wrap
+	if w.text == "" || w.last != no-1 || w.stream != st.stream {
+		s.wrap = wrapLine{}
+		return false
+	}
+	s.wrap = wrapLine{}
+	if !s.wrapContinues(st.text) || len(w.text) > 2000 {
+		return false
+	}
+	next := strings.TrimSpace(st.text)
+	joined := w.text + " " + next
+	if splitWord(w.text, next) {
+		joined = w.text + next
+	}
+	for i := range s.t.matchers {
+		m := &s.t.matchers[i]
+		if m.judge != nil || !containsAny(joined, m.anchors) {
+			continue
+		}
+		loc := m.locate.FindStringIndex(joined)
+		if loc == nil || loc[0] >= len(w.text) {
+			continue // the failure must start on the first line
+		}
+		s.open(m, raw, stripped{text: joined, rank: st.rank, stream: st.stream}, joined, loc[0], w.first, tb, nil)
+		if p := s.pending[st.stream]; p != nil {
+			p.lastNo, p.lastLen = no, len(st.text)
+		}
+		return true
+	}
+	if len(joined) < 600 {
+		s.wrap = wrapLine{text: joined, stream: st.stream, first: w.first, last: no}
+	}
+	return false
 }
 
 // markQuiet records the current line's raw shape as holding no failure.
@@ -390,13 +452,97 @@ func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, 
 		ev.ContextLines = append(ev.ContextLines, Span{Line: no, Text: clip(code, 300)})
 	}
 	ev.Frames = tb.take()
-	p := &pending{ev: ev, m: m, lastNo: no}
+	p := &pending{ev: ev, m: m, lastNo: no, lastLen: max(len(text), len(raw))}
 	p.msg.WriteString(cleanMessage(text[start:]))
 	s.pending[st.stream] = p
-	if m.more == nil || !m.more(p.msg.String()) {
+	if !s.wantsMore(p) {
 		s.close(st.stream)
 	}
 }
+
+// closeUnwrapped closes the one-line messages held open for a wrap that the
+// line being read did not continue.
+func (s *scanner) closeUnwrapped(no int) {
+	var done []string
+	for stream, p := range s.pending {
+		if p.m.more == nil && p.lastNo < no {
+			done = append(done, stream)
+		}
+	}
+	sort.Strings(done)
+	for _, stream := range done {
+		s.close(stream)
+	}
+}
+
+// wrapWidth is the shortest line that reads as hard-wrapped by a paste or
+// a terminal (pastes wrap at 72–120 columns).
+const wrapWidth = 60
+
+// wantsMore reports whether a pending message may go on on the next line:
+// its family says so, or, for a family that reads one line, the last line
+// was long and stopped mid-sentence, as a wrap leaves it.
+func (s *scanner) wantsMore(p *pending) bool {
+	if p.m.more != nil {
+		return p.m.more(p.msg.String())
+	}
+	return p.lines < 3 && p.lastLen >= wrapWidth
+}
+
+// needsObject reports whether text ends on a preposition, whose object a
+// wrap moved to the next line ("… and type float on" / "/job:localhost/…").
+func needsObject(text string) bool {
+	t := strings.TrimRight(text, " ")
+	switch strings.ToLower(t[strings.LastIndexByte(t, ' ')+1:]) {
+	case "on", "of", "by", "to", "at", "in", "from", "with", "for":
+		return true
+	}
+	return false
+}
+
+// wrapRest reports whether next can be the rest of a wrapped line: it
+// starts no record and no failure of its own.
+func (s *scanner) wrapRest(next string) bool {
+	t := strings.TrimSpace(next)
+	return t != "" && isContinuation(t) && !reRecordStart.MatchString(t) && !s.startsFailure(t)
+}
+
+// reRecordStart is a line that starts a log record of its own: a prefix, a
+// timestamp, a level, a "name: " label.
+var reRecordStart = regexp.MustCompile(`^(?:\[|\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|[IWEF]\d{4} |(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|[\w.\-]+:\s|\w+\s+\| )`)
+
+// reUnitLead is a line that starts with the unit a wrap cut from its figure.
+var reUnitLead = regexp.MustCompile(`^(?:[KMGTP]i?B|bytes)\b`)
+
+// wrapContinues reports whether next reads as the wrapped rest of a line:
+// prose that starts no record of its own and holds no failure by itself.
+func (s *scanner) wrapContinues(next string) bool {
+	t := strings.TrimSpace(next)
+	if t == "" || !(t[0] >= 'a' && t[0] <= 'z' || isDigit(t[0]) || t[0] == '(' || reUnitLead.MatchString(t)) {
+		return false // the rest of a sentence starts lower-case, with a figure or its unit
+	}
+	return s.wrapRest(t)
+}
+
+// startsFailure reports whether an exact family finds a failure that
+// starts text (after at most an exception class): a new failure, not the
+// rest of the last one.
+func (s *scanner) startsFailure(text string) bool {
+	for i := range s.t.matchers {
+		m := &s.t.matchers[i]
+		if m.judge != nil || !containsAny(text, m.anchors) {
+			continue
+		}
+		if loc := m.locate.FindStringIndex(text); loc != nil && reExcLead.MatchString(text[:loc[0]]) {
+			return true
+		}
+	}
+	return false
+}
+
+// reExcLead is what may stand before a failure's text at the start of a
+// line: nothing, or an exception class.
+var reExcLead = regexp.MustCompile(`^\s*(?:[\w.]*(?:Error|Exception)\s*:?\s*)?$`)
 
 // engineOf names the serving engine whose process printed a line, from its
 // prefix: vLLM tags its processes ("(VllmWorkerProcess pid=…)",
@@ -414,15 +560,21 @@ func engineOf(stream, raw string) string {
 // extend offers a following line to a pending message; it reports whether
 // the line was taken.
 func (s *scanner) extend(p *pending, text string, no int) bool {
-	if p.lines >= 8 || no-p.lastNo > 1 || p.m.more == nil || !p.m.more(p.msg.String()) {
+	if p.lines >= 8 || no-p.lastNo > 1 || !s.wantsMore(p) {
 		return false
 	}
 	ok := isContinuation(text)
-	if p.m.cont != nil {
+	switch {
+	case p.m.more == nil:
+		ok = s.wrapContinues(text)
+	case p.m.cont != nil:
 		ok = p.m.cont(text)
 	}
 	if p.m.contMsg != nil {
 		ok = p.m.contMsg(p.msg.String(), text)
+	}
+	if !ok && p.lastLen >= wrapWidth && (s.wrapContinues(text) || needsObject(p.msg.String()) && s.wrapRest(text)) {
+		ok = true // the family's line itself was wrapped
 	}
 	if !ok || p.msg.Len() > maxMessage {
 		return false
@@ -444,7 +596,10 @@ func (s *scanner) extend(p *pending, text string, no int) bool {
 	}
 	p.msg.WriteString(next)
 	p.lines++
-	p.lastNo = no
+	p.lastNo, p.lastLen = no, len(text)
+	if p.m.judge != nil {
+		s.upgrade(p) // the wrapped line may make it a family's message
+	}
 	return true
 }
 

@@ -3,6 +3,7 @@ package parser
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Repairs for text reshaped by a paste (issue 11 §2): markup a forum or
@@ -63,30 +64,36 @@ func splitWord(prev, next string) bool {
 // torchCanon restores the PyTorch allocator message's own spelling in a
 // copy retyped by hand: case, spaces lost between words and figures, the
 // parentheses of the 1.x clause list.
-var torchCanon = []struct {
+// They are compiled on first use: only a retyped message needs them.
+var torchCanon = sync.OnceValue(func() []canonRule {
+	return []canonRule{
+		{regexp.MustCompile(`(?i)\b(cuda|hip|xpu|npu)\s*out\s*of\s*memory\.?\s*`), "CUDA out of memory. "},
+		{regexp.MustCompile(`(?i)tried\s*to\s*allocate\s*`), "Tried to allocate "},
+		{regexp.MustCompile(`(?i)(\d)\s*(gib|mib|kib)\b`), "$1 $2"},
+		{regexp.MustCompile(`(?i)\(?\s*gpu\s*(\d+)\s*;\s*`), "(GPU $1; "},
+		{regexp.MustCompile(`(?i)\s*total\s*capacity\s*;\s*`), " total capacity; "},
+		{regexp.MustCompile(`(?i)\s*already\s*allocated\s*;?\s*`), " already allocated; "},
+		{regexp.MustCompile(`(?i)\s*free\s*;\s*`), " free; "},
+		{regexp.MustCompile(`(?i)\s*reserved\s*in\s*total\s*by\s*pytorch\)?`), " reserved in total by PyTorch)"},
+		{regexp.MustCompile(`(?i)\bgpu\s*(\d+)\s*has\s*a\s*total\s*capacity\s*of\s*`), "GPU $1 has a total capacity of "},
+		{regexp.MustCompile(`(?i)\s*of\s*which\s*`), " of which "},
+		{regexp.MustCompile(`(?i)\s*is\s*free\b`), " is free"},
+		{regexp.MustCompile(`(?i)this\s*process\s*has\s*`), "this process has "},
+		{regexp.MustCompile(`(?i)of\s*the\s*allocated\s*memory\s*`), "Of the allocated memory "},
+		{regexp.MustCompile(`(?i)\s*is\s*allocated\s*by\s*pytorch`), " is allocated by PyTorch"},
+		{regexp.MustCompile(`(?i)\s*is\s*reserved\s*by\s*pytorch\s*but\s*unallocated`), " is reserved by PyTorch but unallocated"},
+	}
+})
+
+// A canonRule rewrites one phrase to its canonical spelling.
+type canonRule struct {
 	re   *regexp.Regexp
 	with string
-}{
-	{regexp.MustCompile(`(?i)\b(cuda|hip|xpu|npu)\s*out\s*of\s*memory\.?\s*`), "CUDA out of memory. "},
-	{regexp.MustCompile(`(?i)tried\s*to\s*allocate\s*`), "Tried to allocate "},
-	{regexp.MustCompile(`(?i)(\d)\s*(gib|mib|kib)\b`), "$1 $2"},
-	{regexp.MustCompile(`(?i)\(?\s*gpu\s*(\d+)\s*;\s*`), "(GPU $1; "},
-	{regexp.MustCompile(`(?i)\s*total\s*capacity\s*;\s*`), " total capacity; "},
-	{regexp.MustCompile(`(?i)\s*already\s*allocated\s*;?\s*`), " already allocated; "},
-	{regexp.MustCompile(`(?i)\s*free\s*;\s*`), " free; "},
-	{regexp.MustCompile(`(?i)\s*reserved\s*in\s*total\s*by\s*pytorch\)?`), " reserved in total by PyTorch)"},
-	{regexp.MustCompile(`(?i)\bgpu\s*(\d+)\s*has\s*a\s*total\s*capacity\s*of\s*`), "GPU $1 has a total capacity of "},
-	{regexp.MustCompile(`(?i)\s*of\s*which\s*`), " of which "},
-	{regexp.MustCompile(`(?i)\s*is\s*free\b`), " is free"},
-	{regexp.MustCompile(`(?i)this\s*process\s*has\s*`), "this process has "},
-	{regexp.MustCompile(`(?i)of\s*the\s*allocated\s*memory\s*`), "Of the allocated memory "},
-	{regexp.MustCompile(`(?i)\s*is\s*allocated\s*by\s*pytorch`), " is allocated by PyTorch"},
-	{regexp.MustCompile(`(?i)\s*is\s*reserved\s*by\s*pytorch\s*but\s*unallocated`), " is reserved by PyTorch but unallocated"},
 }
 
 // canonTorch rewrites a retyped allocator message in PyTorch's spelling.
 func canonTorch(msg string) string {
-	for _, c := range torchCanon {
+	for _, c := range torchCanon() {
 		msg = c.re.ReplaceAllString(msg, c.with)
 	}
 	for _, u := range []string{"GiB", "MiB", "KiB"} {
