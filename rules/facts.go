@@ -66,6 +66,12 @@ func NewFacts(in Input, i int) *Facts {
 	f.Allocated = val(ev.AllocatedBytes)
 	f.Reserved = val(ev.ReservedBytes)
 	f.Unallocated, f.UnallocKnown = val(ev.ReservedUnallocatedBytes), ev.ReservedUnallocatedBytes != nil
+	if !f.UnallocKnown && ev.CachedBytes != nil {
+		// PyTorch 1.0–1.3 print "N cached": memory the allocator holds
+		// but has not handed out, what later versions call reserved but
+		// unallocated.
+		f.Unallocated, f.UnallocKnown = *ev.CachedBytes, true
+	}
 	f.InUse = val(ev.ProcessInUseBytes)
 	for _, p := range ev.OtherProcesses {
 		f.OthersBytes += val(p.Bytes)
