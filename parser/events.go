@@ -164,6 +164,7 @@ func (s *scanner) add(ev *Event) {
 			return
 		}
 		if wrapped(prev, ev) {
+			s.resumeFollowing(prev, ev)
 			return // a wrapper's words for a failure already read exactly
 		}
 		if wrapped(ev, prev) {

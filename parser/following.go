@@ -38,3 +38,15 @@ func (s *scanner) stopFollowing(no int) {
 	}
 	s.followEv, s.follow = nil, 0
 }
+
+// resumeFollowing gives the quote back to prev when the failure that
+// stopped it is a wrapper's words for prev's own ("llama_model_load: error
+// loading model: failed to allocate buffer" after the allocation that
+// failed): those words are a line after prev's failure, and often the one
+// that says what the runtime was doing.
+func (s *scanner) resumeFollowing(prev, ev *Event) {
+	if len(prev.Following) < followingKept && ev.Line > prev.endLine {
+		prev.Following = append(prev.Following, Span{Line: ev.Line, Text: clip(ev.Message, 300)})
+	}
+	s.followEv, s.follow = prev, followingKept
+}
