@@ -16,9 +16,10 @@ const MaxFailures = 8
 // maxConfidence is the most the engine ever claims.
 const maxConfidence = 0.95
 
-// decidedAbove is the confidence above which a finding decides the case;
-// below it the report is a hedge.
-const decidedAbove = 0.5
+// certainAbove is the confidence above which the first finding decides the
+// case and leaves no room for bare base rates; below it the report is a
+// hedge and the likeliest guesses stay listed.
+const certainAbove = 0.5
 
 // maxGuesses bounds the short list of culprits named only as priors.
 const maxGuesses = 3
@@ -228,6 +229,7 @@ func score(a assessment, cs []Culprit, w Weights) []Finding {
 		} else {
 			fd = priorFinding(c, a.first)
 		}
+		fd.share = ps[i]
 		fd.Confidence = math.Min(w.calibrate(ps[i]), maxConfidence)
 		fd.Basis = BasisEvidence
 		if !supported(c, fd.Signals, w) {
@@ -253,16 +255,16 @@ func score(a assessment, cs []Culprit, w Weights) []Finding {
 	}
 	rank := func(fs []Finding) {
 		sort.SliceStable(fs, func(i, j int) bool {
-			if fs[i].Confidence != fs[j].Confidence {
-				return fs[i].Confidence > fs[j].Confidence
+			if fs[i].share != fs[j].share {
+				return fs[i].share > fs[j].share // the unrounded, uncapped share decides ties of display
 			}
 			return fs[i].Culprit < fs[j].Culprit
 		})
 	}
 	rank(found)
 	rank(guesses)
-	if len(found) > 0 && found[0].Confidence > decidedAbove {
-		// The log decides: bare base rates would only be noise.
+	if len(found) > 0 && found[0].Confidence > certainAbove {
+		// The log decides firmly: bare base rates would only be noise.
 		kept := guesses[:0]
 		for _, g := range guesses {
 			if len(g.Signals) > 0 {

@@ -110,7 +110,7 @@ func fitPlatt(xs []float64, ys []bool) (a, b float64) {
 }
 
 // plattL2 is the calibration's pull towards the identity, in cases.
-const plattL2 = 30.0
+const plattL2 = 100.0
 
 // fitScores fits the scores on the cases: base rates per context by
 // smoothed counts, then the signal and unknown-class weights by gradient

@@ -15,6 +15,9 @@ func hostRAM() Culprit {
 		Title:     "Host (CPU) RAM ran out, not GPU memory",
 		Doc:       "The machine's RAM (or its container's or batch job's limit) ran out: the kernel's OOM killer ended the process, or an allocation on the CPU was refused. Loading a checkpoint into RAM before moving it to the GPU, DataLoader workers each holding a copy of the dataset, and CPU copies of large tensors are the usual holders. GPU settings do not change it.",
 		Recognise: "\"Killed\", \"killed by signal: Killed\", exit code -9/137, the kernel's \"Out of memory: Killed process\", cgroup oom-kill, DefaultCPUAllocator: can't allocate memory; a DataLoader \"Bus error\" means /dev/shm.",
+		// A device allocator's failure is never host RAM; a graph runtime's
+		// or an unknown runtime's may be (a tensor on the CPU device).
+		Excludes: []string{parser.KindCUDA, parser.KindHIP, parser.KindMPS, parser.KindXPU, parser.KindCUDARuntime, parser.KindCUBLAS, parser.KindCUDNN, parser.KindNCCL, parser.KindServing, parser.KindPaddle},
 		Signals: []Signal{
 			{Name: hostCPUAlloc, Strength: EvidenceSignal, Start: 3.0, Doc: "a CPU allocator refused an allocation"},
 			{Name: hostKill, Strength: EvidenceSignal, Start: 3.0, Doc: "the kernel or batch system killed the process for memory"},

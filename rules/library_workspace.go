@@ -10,6 +10,7 @@ func libraryWorkspace() Culprit {
 		Title:     "A cuDNN / cuBLAS / NCCL workspace or handle could not be allocated",
 		Doc:       "Math and communication libraries allocate handles and workspaces outside PyTorch's tensors, often lazily on first use. When the device is already full they fail with their own status codes instead of a clean out-of-memory message. The fix is headroom: less resident memory, or creating the handles (a warm-up call) before the big allocations.",
 		Recognise: "CUBLAS_STATUS_ALLOC_FAILED, CUDNN_STATUS_* (INTERNAL_ERROR and NOT_INITIALIZED are often memory), NCCL's \"Cuda failure 2 'out of memory'\".",
+		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindMPS},
 		Signals: []Signal{
 			{Name: libCUBLAS, Strength: EvidenceSignal, Start: 2.5, Doc: "cuBLAS reports an allocation failure"},
 			{Name: libCUDNN, Strength: EvidenceSignal, Start: 2.0, Doc: "cuDNN reports a memory status"},

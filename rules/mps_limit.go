@@ -13,6 +13,7 @@ func mpsLimit() Culprit {
 		Title:     "Apple MPS allocator's high-watermark limit",
 		Doc:       "On Apple silicon, PyTorch caps MPS memory at a high watermark (PYTORCH_MPS_HIGH_WATERMARK_RATIO, by default 1.7 × the memory the system recommends for the GPU). GPU and CPU share the same RAM, so the cap protects the whole machine; a request that would pass it fails although the machine may have RAM left.",
 		Recognise: "\"MPS backend out of memory (MPS allocated: …, other allocations: …, max allowed: …)\".",
+		Excludes:  []string{parser.KindCUDA, parser.KindHIP, parser.KindXPU, parser.KindCPU, parser.KindCUDARuntime, parser.KindCUBLAS, parser.KindCUDNN, parser.KindNCCL, parser.KindServing, parser.KindXLA, parser.KindTF, parser.KindHostKill, parser.KindPaddle},
 		Signals: []Signal{
 			{Name: mpsWatermark, Strength: EvidenceSignal, Start: 2.0, Doc: "PyTorch's MPS allocator refused to pass its watermark"},
 		},

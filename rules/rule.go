@@ -83,6 +83,9 @@ type Finding struct {
 	// advice layer to pick fixes by: "static-preallocation" (kv-cache),
 	// "eval-accumulation" (leak); "" for the general form.
 	Variant string `json:"variant,omitempty"`
+
+	share float64 // the engine's softmax share, which ranks findings
+
 }
 
 // What a finding rests on (Finding.Basis).
