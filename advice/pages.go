@@ -98,7 +98,7 @@ func Pages() []Page {
 	fixPages := map[string]*Page{}
 	var culprits []Page
 	for _, r := range rules.All() {
-		cp := Page{ID: r.ID, Kind: "culprit", Title: r.Title, Recognise: r.Recognise, Links: culpritLinks()[r.ID], WontHelp: culpritWontHelp()[r.ID]}
+		cp := Page{ID: r.ID, Kind: "culprit", Title: r.Title, Body: r.Doc, Recognise: r.Recognise, Links: culpritLinks()[r.ID], WontHelp: culpritWontHelp()[r.ID]}
 		for _, fx := range sampleFixes(r.ID) {
 			cp.Fixes = append(cp.Fixes, fx.ID)
 			p := fixPages[fx.ID]
