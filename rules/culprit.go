@@ -34,9 +34,6 @@ type Culprit struct {
 	Assess func(f *Facts) *Finding
 }
 
-// Rule is the former name of Culprit, kept for callers outside the package.
-type Rule = Culprit
-
 // Strength says what kind of support a signal is.
 type Strength int
 
