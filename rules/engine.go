@@ -163,6 +163,7 @@ type scored struct {
 // class's logit. Culprits that fired nothing get their prior alone.
 func logits(a assessment, cs []Culprit, w Weights) ([]scored, float64) {
 	best := make([]scored, len(cs))
+	backed := make([]bool, len(cs)) // best[k] rests on supported evidence
 	for k := range best {
 		best[k] = scored{culprit: k, logit: math.Inf(-1), option: -1}
 	}
@@ -171,8 +172,11 @@ func logits(a assessment, cs []Culprit, w Weights) ([]scored, float64) {
 		for _, s := range o.finding.Signals {
 			z += w.Signal[s]
 		}
-		if z > best[o.culprit].logit {
-			best[o.culprit] = scored{culprit: o.culprit, logit: z, option: i}
+		// A failure with evidence for the culprit outranks another failure
+		// with only priors for it, whatever their logits.
+		sup := supported(&cs[o.culprit], o.finding.Signals, w)
+		if sup && !backed[o.culprit] || sup == backed[o.culprit] && z > best[o.culprit].logit {
+			best[o.culprit], backed[o.culprit] = scored{culprit: o.culprit, logit: z, option: i}, sup
 		}
 	}
 	var out []scored
@@ -334,16 +338,12 @@ func failureKey(ev *parser.Event) string {
 // dedupeEvidence drops empty and repeated evidence lines.
 func dedupeEvidence(es []Evidence) []Evidence {
 	var out []Evidence
-	seen := map[string]bool{}
+	seen := map[Evidence]bool{}
 	for _, e := range es {
-		if e.Text == "" {
+		if e.Text == "" || seen[e] {
 			continue
 		}
-		k := strconv.Itoa(e.Line) + e.Text
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
+		seen[e] = true
 		out = append(out, e)
 	}
 	return out

@@ -134,6 +134,9 @@ func fitScores(cases []labelled, cs []Culprit) Weights {
 		w.Unknown[k] = v
 	}
 	n := float64(len(cases))
+	if n == 0 {
+		return w // nothing to learn from: the declared starts
+	}
 	for it := 0; it < fitIterations; it++ {
 		gs := map[string]float64{}
 		gu := map[string]float64{}

@@ -62,14 +62,26 @@ func TestNoFixtureSpecificCues(t *testing.T) {
 		t.Fatalf("found only %d cue words: the test no longer sees the rules' cues", len(cueWords))
 	}
 	corpus := map[string]string{}
+	copies := map[string]bool{} // a culprit fixture that is a corpus log, byte for byte, is no second witness
 	var others []string
 	for _, p := range fixtures.Paths(filepath.Join("..", "fixtures")) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if strings.Contains(filepath.ToSlash(p), "/corpus/") {
+			copies[string(data)] = true
+		}
+	}
+	for _, p := range fixtures.Paths(filepath.Join("..", "fixtures")) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if !strings.Contains(filepath.ToSlash(p), "/corpus/") {
-			others = append(others, string(data))
+			if !copies[string(data)] {
+				others = append(others, string(data))
+			}
 			continue
 		}
 		corpus[p] = string(data)
@@ -81,7 +93,10 @@ func TestNoFixtureSpecificCues(t *testing.T) {
 		}
 	}
 	sort.Strings(cueWords)
-	for _, w := range cueWords {
+	for i, w := range cueWords {
+		if i > 0 && cueWords[i-1] == w {
+			continue // one verdict per word, however many cues use it
+		}
 		var in []string
 		for p, text := range corpus {
 			if hasAny(text, []string{w}) {
@@ -123,5 +138,11 @@ func generalCues() map[string]string {
 		"processing image":             "llama.cpp's multimodal CLI logs this for every image it encodes",
 		"v_cache":                      "the value half of a KV cache in most hand-written decoders",
 		"MatMul":                       "TensorFlow's matrix-multiply op, named in its graph-mode OOM messages",
+		"setup_caches":                 "gpt-fast's and torchtune's call that preallocates the KV cache",
+		"cache_shape":                  "the shape argument of every static KV-cache constructor",
+		"KVCache":                      "the KV-cache class name in gpt-fast, torchtune and most hand-written decoders",
+		"kv_cache":                     "the usual variable and module name of a KV cache",
+		"vae: ":                        "stable-diffusion.cpp's log prefix for its VAE stage",
+		"vllm serve":                   "vLLM's server command line",
 	}
 }

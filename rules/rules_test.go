@@ -44,6 +44,7 @@ func specCulprits(t *testing.T) []string {
 // culprit of the spec is covered.
 func TestRegistry(t *testing.T) {
 	seen := map[string]bool{}
+	signalOwner := map[string]string{}
 	var ids []string
 	for _, r := range All() {
 		switch {
@@ -58,6 +59,15 @@ func TestRegistry(t *testing.T) {
 		}
 		seen[r.ID] = true
 		ids = append(ids, r.ID)
+		for _, s := range r.Signals {
+			if !strings.HasPrefix(s.Name, r.ID+"/") {
+				t.Errorf("%q: signal %q must be named %s/…", r.ID, s.Name, r.ID)
+			}
+			if signalOwner[s.Name] != "" {
+				t.Errorf("%q: signal %q is declared twice (also by %s)", r.ID, s.Name, signalOwner[s.Name])
+			}
+			signalOwner[s.Name] = r.ID
+		}
 		logs, _ := filepath.Glob(filepath.Join("..", "fixtures", "culprits", r.ID, "*.log"))
 		pos, neg := 0, 0
 		for _, l := range logs {
@@ -238,6 +248,34 @@ func TestDeviceSpelling(t *testing.T) {
 	for _, tc := range tests {
 		if got := deviceSpelling(tc.in, tc.device); got != tc.want {
 			t.Errorf("deviceSpelling(%q, %q) = %q, want %q", tc.in, tc.device, got, tc.want)
+		}
+	}
+}
+
+// TestEvidenceOutranksAPriorOnAnotherFailure: a culprit with evidence on
+// one failure of a log stays a finding when another failure of the same
+// log fires only a prior for it, even a heavily weighted one.
+func TestEvidenceOutranksAPriorOnAnotherFailure(t *testing.T) {
+	res, err := parser.Parse(strings.NewReader("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.25 GiB is free.\n"), "x.log")
+	if err != nil || len(res.Events) == 0 {
+		t.Fatalf("parse: %v, %d events", err, len(res.Events))
+	}
+	cs := All()
+	a := assess(Input{Result: res, Catalog: models.Load()}, cs)
+	k := -1
+	for i := range cs {
+		if cs[i].ID == "activations" {
+			k = i
+		}
+	}
+	w := committedWeights()
+	w.Signal[actTrainFull] = w.Signal[actBackward] + 1 // the prior outweighs the evidence
+	a.options = append(a.options[:0],
+		option{culprit: k, finding: Finding{Culprit: "activations", Event: "e1", Signals: []string{actBackward}}},
+		option{culprit: k, finding: Finding{Culprit: "activations", Event: "e2", Signals: []string{actTrainFull}}})
+	for _, fd := range score(a, cs, w) {
+		if fd.Culprit == "activations" && (fd.Basis != BasisEvidence || fd.Event != "e1") {
+			t.Errorf("activations: basis %s from %s, want evidence from e1", fd.Basis, fd.Event)
 		}
 	}
 }
