@@ -167,9 +167,14 @@ func (f *Facts) xlaOutsidePool() (Evidence, bool) {
 	if !ok {
 		jax = f.EventLine()
 	}
-	msg := strings.ToLower(ev.Message)
-	if ev.Kind == parser.KindCUDARuntime || strings.Contains(msg, "cubin") || strings.Contains(msg, "cuda_error_out_of_memory") || strings.Contains(msg, "ptx") {
+	if ev.Kind == parser.KindCUDARuntime || hasAny(strings.ToLower(ev.Message), driverImageCue().Words) {
 		return jax, true
 	}
 	return Evidence{}, false
+}
+
+// driverImageCue holds the (lower-case) words of a driver-level failure
+// while loading a kernel image.
+func driverImageCue() cue {
+	return words("cubin", "cuda_error_out_of_memory", "ptx")
 }

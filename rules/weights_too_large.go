@@ -186,10 +186,15 @@ func (f *Facts) loadingAfter() bool {
 		if k == followingCued {
 			break
 		}
-		t := strings.ToLower(l.Text)
-		if strings.Contains(t, "error loading model") || strings.Contains(t, "failed to load model") || strings.Contains(t, "llama_model_load") || strings.Contains(t, "unable to load model") {
+		if hasAny(strings.ToLower(l.Text), loadFailedCue().Words) {
 			return true
 		}
 	}
 	return false
+}
+
+// loadFailedCue holds the (lower-case) words a runtime prints when loading
+// a model failed.
+func loadFailedCue() cue {
+	return words("error loading model", "failed to load model", "llama_model_load", "unable to load model")
 }
