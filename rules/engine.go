@@ -84,15 +84,6 @@ func assess(in Input, cs []Culprit) assessment {
 // fitted weights of the unknown class are keyed by them.
 func thinFeatures(a assessment, cs []Culprit) []string {
 	out := []string{unknownBias}
-	evidence := false
-	for _, o := range a.options {
-		if hasEvidence(&cs[o.culprit], o.finding.Signals) {
-			evidence = true
-		}
-	}
-	if !evidence {
-		out = append(out, unknownNoEvidence)
-	}
 	ev := a.first.Ev
 	if a.first.Measured != nil {
 		// A memory snapshot measured the holders: how thin the log text
@@ -127,16 +118,6 @@ const (
 	unknownTruncated  = "unknown/message-truncated"
 	unknownGeneric    = "unknown/generic-detection"
 )
-
-// hasEvidence reports whether any of the fired signals is evidence.
-func hasEvidence(c *Culprit, fired []string) bool {
-	for _, name := range fired {
-		if s, ok := c.signal(name); ok && s.Strength == EvidenceSignal {
-			return true
-		}
-	}
-	return false
-}
 
 // supported reports whether the fired evidence signals, by their fitted
 // weights, speak for the culprit: evidence the corpus shows to point away
@@ -190,10 +171,22 @@ func logits(a assessment, cs []Culprit, w Weights) ([]scored, float64) {
 		out = append(out, best[k])
 	}
 	u := 0.0
-	for _, t := range a.thin {
+	for _, t := range unknownFeatures(a, cs, w) {
 		u += w.Unknown[t]
 	}
 	return out, u
+}
+
+// unknownFeatures are the assessment's thin-log features plus, when no
+// culprit has evidence the weights support, unknownNoEvidence: the same
+// test that makes a finding a guess.
+func unknownFeatures(a assessment, cs []Culprit, w Weights) []string {
+	for _, o := range a.options {
+		if supported(&cs[o.culprit], o.finding.Signals, w) {
+			return a.thin
+		}
+	}
+	return append(a.thin[:len(a.thin):len(a.thin)], unknownNoEvidence)
 }
 
 // probabilities normalises the logits with a softmax over the culprits and

@@ -158,7 +158,7 @@ func fitScores(cases []labelled, cs []Culprit) Weights {
 				}
 			}
 			d := ps[len(zs)] - ts[len(zs)]
-			for _, t := range lc.a.thin {
+			for _, t := range unknownFeatures(lc.a, cs, w) {
 				gu[t] += d
 			}
 		}
