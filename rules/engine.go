@@ -75,14 +75,15 @@ func assess(in Input, cs []Culprit) assessment {
 		}
 	}
 	if a.first != nil {
-		a.thin = thinFeatures(a, cs)
+		a.thin = thinFeatures(a)
 	}
 	return a
 }
 
-// thinFeatures name what makes a log unable to decide its cause; the
+// thinFeatures name what in the log itself makes it unable to decide its
+// cause (unknownFeatures adds the lack of supported evidence); the
 // fitted weights of the unknown class are keyed by them.
-func thinFeatures(a assessment, cs []Culprit) []string {
+func thinFeatures(a assessment) []string {
 	out := []string{unknownBias}
 	ev := a.first.Ev
 	if a.first.Measured != nil {
