@@ -10,6 +10,7 @@ type labelled struct {
 	root        string   // the diagnosed culprit
 	acceptable  []string // other fair diagnoses
 	undecidable bool     // the label says the log alone cannot decide ("U")
+	markedD     bool     // the label says the log alone decides ("D"); older labels say neither
 }
 
 // Fitting settings. The regularisation pulls every weight back to the
@@ -253,6 +254,7 @@ func targets(lc *labelled, zs []scored, cs []Culprit) []float64 {
 type verdict struct {
 	name        string
 	undecidable bool
+	markedD     bool
 	first       string  // the first culprit named, "" for none
 	confidence  float64 // its confidence
 	right1      bool    // the first culprit is the label's or an acceptable one
@@ -262,7 +264,7 @@ type verdict struct {
 // judge ranks a case's findings with the weights and compares them with
 // its label.
 func judge(lc *labelled, cs []Culprit, w Weights) verdict {
-	v := verdict{name: lc.name, undecidable: lc.undecidable}
+	v := verdict{name: lc.name, undecidable: lc.undecidable, markedD: lc.markedD}
 	ok := map[string]bool{lc.root: true}
 	for _, a := range lc.acceptable {
 		ok[a] = true

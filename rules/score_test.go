@@ -77,7 +77,7 @@ func corpusCases(t *testing.T, cs []Culprit, cat models.Catalog) []labelled {
 		logPath := strings.TrimSuffix(lf, ".json") + ".log"
 		out = append(out, labelled{
 			name: filepath.Base(logPath), a: readCase(t, logPath, cs, cat),
-			root: lb.RootCause, acceptable: lb.Acceptable, undecidable: lb.Decidable == "U",
+			root: lb.RootCause, acceptable: lb.Acceptable, undecidable: lb.Decidable == "U", markedD: lb.Decidable == "D",
 		})
 	}
 	return out
@@ -112,8 +112,9 @@ func culpritCases(t *testing.T, cs []Culprit, cat models.Catalog) []labelled {
 
 // A tally sums verdicts.
 type tally struct {
-	n, d, u                    int
+	n, d, u, marked            int
 	right1, right1D, right3    int
+	right1Marked               int
 	hedgedU, confWrong, noFind int
 	bands                      [10]struct{ n, right int }
 }
@@ -129,6 +130,12 @@ func (s *tally) add(v verdict) {
 		s.d++
 		if v.right1 {
 			s.right1D++
+		}
+		if v.markedD {
+			s.marked++
+			if v.right1 {
+				s.right1Marked++
+			}
 		}
 	}
 	if v.first == "" {
@@ -163,6 +170,7 @@ func share(a, b int) float64 {
 func (s *tally) report(t *testing.T, title string) {
 	t.Logf("%s: %d logs (%d decidable, %d not)", title, s.n, s.d, s.u)
 	t.Logf("  first culprit right: %d/%d (%.0f%%); on decidable logs %d/%d (%.0f%%)", s.right1, s.n, 100*share(s.right1, s.n), s.right1D, s.d, 100*share(s.right1D, s.d))
+	t.Logf("  … on logs labelled decidable: D %d/%d (%.0f%%); on the older labels, which say neither D nor U, %d/%d", s.right1Marked, s.marked, 100*share(s.right1Marked, s.marked), s.right1D-s.right1Marked, s.d-s.marked)
 	t.Logf("  right within the first three: %d/%d (%.0f%%)", s.right3, s.n, 100*share(s.right3, s.n))
 	t.Logf("  undecidable logs answered with a hedge (nothing above %.1f): %d/%d (%.0f%%)", hedgeAbove, s.hedgedU, s.u, 100*share(s.hedgedU, s.u))
 	t.Logf("  wrong at ≥ %.1f confidence: %d; no diagnosis: %d", confidentWrong, s.confWrong, s.noFind)
