@@ -46,6 +46,7 @@ type jsonDiagnosis struct {
 	Capture     *string          `json:"capture"`
 	Quantities  rules.Quantities `json:"quantities"`
 	Model       string           `json:"model,omitempty"`
+	CoCulprits  []string         `json:"co_culprits,omitempty"` // other culprits that each hold at least the shortfall too
 }
 
 type jsonFix struct {
@@ -92,7 +93,7 @@ func writeJSON(w io.Writer, rep advice.Report, m *snapshot.Measured) error {
 	for _, d := range rep.Diagnoses {
 		jd := jsonDiagnosis{Culprit: d.Culprit, Confidence: round2(d.Confidence), Title: d.Title, Explanation: d.Explanation, Event: d.Event,
 			Evidence: d.Evidence, Fixes: []jsonFix{}, Arithmetic: d.Arithmetic, Decide: d.Decide, Quantities: d.Quantities, Model: d.Model,
-			Basis: d.Basis, Signals: d.Signals, WouldDecide: optional(d.Decide), Capture: optional(d.Capture)}
+			Basis: d.Basis, Signals: d.Signals, CoCulprits: d.CoCulprits, WouldDecide: optional(d.Decide), Capture: optional(d.Capture)}
 		if jd.Signals == nil {
 			jd.Signals = []string{}
 		}

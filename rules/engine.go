@@ -35,12 +35,13 @@ func Diagnose(in Input, cs []Culprit) []Finding {
 // An assessment is what the culprits found in one input, before scoring:
 // the fitter and the engine share it, so what is fitted is what runs.
 type assessment struct {
-	options []option // one per culprit and distinct failure that fired a signal
-	context string   // the prior context of the first distinct failure
-	kind    string   // the first distinct failure's event kind
-	phase   string   // … and its phase
-	thin    []string // unknown-class features: why the log may not decide
-	first   *Facts   // the first distinct failure's facts, for prior-only findings
+	options []option         // one per culprit and distinct failure that fired a signal
+	context string           // the prior context of the first distinct failure
+	kind    string           // the first distinct failure's event kind
+	phase   string           // … and its phase
+	thin    []string         // unknown-class features: why the log may not decide
+	first   *Facts           // the first distinct failure's facts, for prior-only findings
+	split   map[string]split // each distinct failure's shortfall and own holding, by event id
 }
 
 // An option is one culprit's finding for one failure.
@@ -55,8 +56,10 @@ func assess(in Input, cs []Culprit) assessment {
 	if in.Result == nil {
 		return a
 	}
+	var facts []*Facts
 	for n, i := range distinctFailures(in.Result.Events) {
 		f := NewFacts(in, i)
+		facts = append(facts, f)
 		if n == 0 {
 			a.first, a.context, a.kind, a.phase = f, priorContext(f), f.Ev.Kind, f.Ev.Phase
 		}
@@ -77,6 +80,7 @@ func assess(in Input, cs []Culprit) assessment {
 	if a.first != nil {
 		a.thin = thinFeatures(a)
 	}
+	a.split = splits(facts)
 	return a
 }
 
@@ -261,6 +265,7 @@ func score(a assessment, cs []Culprit, w Weights) []Finding {
 	}
 	rank(found)
 	rank(guesses)
+	markCoCulprits(found, a.split)
 	if len(found) > 0 && found[0].Confidence > certainAbove {
 		// The log decides firmly: bare base rates would only be noise.
 		kept := guesses[:0]

@@ -79,6 +79,11 @@ type Finding struct {
 	Quantities Quantities `json:"quantities"`
 	// Model is the catalogue id the finding used, "" when none.
 	Model string `json:"model,omitempty"`
+	// CoCulprits are the other culprits of the same failure that each hold
+	// at least its shortfall too: removing any one alone would have made
+	// room, and each finding's confidence is capped by its share of their
+	// memory.
+	CoCulprits []string `json:"co_culprits,omitempty"`
 	// Variant names the form of the culprit the evidence shows, for the
 	// advice layer to pick fixes by: "static-preallocation" (kv-cache),
 	// "eval-accumulation" (leak); "" for the general form.
