@@ -22,6 +22,12 @@ type Culprit struct {
 	// memory (no training activations while loading): it is then never
 	// named as a guess.
 	ExcludesPhases []string
+	// GuessNeeds, when set, names the kind of model or program the culprit
+	// belongs to (images for visual tokens, a diffusion pipeline for a VAE
+	// decode): without one of its words near the failure, or the --model
+	// hint's catalogue entry saying so, the culprit is not even a guess —
+	// a base rate learned from logs of other programs says nothing here.
+	GuessNeeds func(f *Facts) bool
 	// Signals are the pieces of evidence Assess may fire, each with its
 	// strength and the weight it starts from before fitting.
 	Signals []Signal

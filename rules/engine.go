@@ -168,7 +168,7 @@ func logits(a assessment, cs []Culprit, w Weights) ([]scored, float64) {
 	var out []scored
 	for k := range cs {
 		if best[k].option < 0 {
-			if cs[k].excludes(a.kind) || cs[k].excludesPhase(a.phase) {
+			if cs[k].excludes(a.kind) || cs[k].excludesPhase(a.phase) || cs[k].GuessNeeds != nil && !cs[k].GuessNeeds(a.first) {
 				continue
 			}
 			best[k].logit = w.prior(a.context, cs[k].ID)

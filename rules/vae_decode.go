@@ -21,6 +21,7 @@ func vaeDecode() Culprit {
 			{Name: vaePhase, Strength: EvidenceSignal, Start: 1.0, Doc: "the parser places the failure in the decode phase"},
 			{Name: vaeAfter, Strength: EvidenceSignal, Start: 1.0, Doc: "in a diffusion pipeline, the failure comes right after the sampling bar completed"},
 		},
+		GuessNeeds:  diffusionInvolved,
 		WouldDecide: "the output resolution and batch of the decode",
 		Capture:     "the image size and batch passed to the pipeline",
 		Assess:      checkVAEDecode,
@@ -92,6 +93,21 @@ func (f *Facts) afterSampling() (Evidence, bool) {
 		return Evidence{Input: f.Input, Line: lines[k].Line, Text: clip(strings.TrimSpace(text), 240)}, true
 	}
 	return Evidence{}, false
+}
+
+// diffusionInvolved reports whether the log shows a diffusion pipeline or
+// a VAE near the failure, or is ComfyUI's.
+func diffusionInvolved(f *Facts) bool {
+	for _, id := range []string{"comfyui", "vae"} {
+		if _, ok := f.Notice(id); ok {
+			return true
+		}
+	}
+	if _, ok := f.Find(diffusionCue()); ok {
+		return true
+	}
+	_, ok := f.Find(parser.CueDecode())
+	return ok
 }
 
 // diffusionCue holds the words of a diffusion pipeline.

@@ -24,6 +24,7 @@ func visualTokens() Culprit {
 			{Name: visFrames, Strength: EvidenceSignal, Start: 1.5, Doc: "frames or nearby lines in the vision encoder or image processing"},
 			{Name: visEngineImage, Strength: EvidenceSignal, Start: 0.5, Doc: "a native engine (ggml, a CUDA runtime) encoding an image when it failed"},
 		},
+		GuessNeeds:  imagesInvolved,
 		WouldDecide: "the input image's resolution and the processor's max_pixels / image size setting",
 		Capture:     "print pixel_values.shape (or the image's width × height) before the failing call",
 		Assess:      checkVisualTokens,
@@ -40,6 +41,27 @@ const (
 // visionCue holds the words that point at the image path of a vision-language model.
 func visionCue() cue {
 	return words("visual_tokenizer", "vision_tower", "vision_model", "visual.", "get_image_features", "encode_images", "image_features", "pixel_values", "merge_multimodal", "multi_modal_projector", "mm_projector", "patch_embed", "siglip", "navit", "mmproj", "clip_image", "encode_image", "process_image", "processing image", "image slice", "vit.", "VisionTransformer", "visual_embed", "vision_encoder")
+}
+
+// imagesInvolved reports whether the log shows images or video near the
+// failure, or the --model hint names a vision-language model.
+func imagesInvolved(f *Facts) bool {
+	if f.Model != nil {
+		if _, ok := models.VisionOf(*f.Model); ok {
+			return true
+		}
+	}
+	if _, ok := f.Notice("image-input"); ok {
+		return true
+	}
+	_, ok := f.Find(imageWorkCue())
+	return ok
+}
+
+// imageWorkCue holds the words of a job that handles images or video: the
+// vision path's own words and the general ones around it.
+func imageWorkCue() cue {
+	return words(append(visionCue().Words, "image", "images", "img", "imgs", "video", "videos", "vision", "visual", "pixel", "pixels", "multimodal", "VL", "vl")...)
 }
 
 func checkVisualTokens(f *Facts) *Finding {
