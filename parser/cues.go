@@ -17,7 +17,8 @@ type Cue struct {
 // "loss") must stand as one — not inside "_backward_hooks" — so a call
 // matches with or without its parentheses and a dotted name or path by its
 // parts; a word with punctuation or an open end ("key.transpose",
-// "train_", "vllm/") matches as written.
+// "train_", "vllm/") matches as written, a path word also with Windows'
+// backslashes (autograd/__init__.py in torch\autograd\__init__.py).
 func (c Cue) Matches(text string) bool { return HasWord(text, c.Words) }
 
 // HasWord reports whether text holds one of the words, as Cue.Matches
@@ -30,6 +31,8 @@ func HasWord(text string, words []string) bool {
 			}
 		} else if strings.Contains(text, w) {
 			return true
+		} else if strings.IndexByte(w, '/') >= 0 && strings.IndexByte(text, '\\') >= 0 && strings.Contains(text, strings.ReplaceAll(w, "/", `\`)) {
+			return true // a path word in a Windows traceback
 		}
 	}
 	return false
@@ -71,47 +74,86 @@ func hasIdentifier(s, w string) bool {
 }
 
 // CueOptimizer is an optimizer step: Adam's state created at the first
-// step, a grad scaler's step.
+// step, a grad scaler's step. The words are the step functions and state
+// names of torch.optim (adam.py, adamw.py, _init_group, exp_avg,
+// exp_avg_sq, momentum_buffer, the foreach and fused kernels), apex and
+// bitsandbytes, DeepSpeed's ZeRO optimizers (the states it creates at
+// start-up), Lightning's and mmengine's step wrappers, and Keras' and
+// Flax's apply_gradients.
 func CueOptimizer() Cue {
-	return Cue{"optimizer-step", []string{"optimizer.step", "optim.step", "_init_group", "exp_avg", "_multi_tensor_adam", "_single_tensor_adam", "adamw.py", "adam.py", "scaler.step", "_optimizer_step", "optimizer_step"}}
+	return Cue{"optimizer-step", []string{"optimizer.step", "optim.step", "_init_group", "exp_avg", "exp_avg_sq", "momentum_buffer", "_multi_tensor_adam", "_single_tensor_adam", "_fused_adam", "adamw.py", "adam.py", "torch/optim/", "fused_adam", "bitsandbytes/optim/", "scaler.step", "_optimizer_step", "optimizer_step", "initialize_optimizer_states", "_setup_for_real_optimizer", "_take_model_step", "apply_gradients"}}
 }
 
-// CueBackward is the backward pass.
+// CueBackward is the backward pass: PyTorch's autograd engine and the
+// wrappers that call it (accelerate, Lightning, Megatron's backward_step),
+// TensorFlow's GradientTape and JAX's grad transforms.
 func CueBackward() Cue {
-	return Cue{"backward", []string{"backward(", ".backward", "autograd/__init__.py", "run_backward", "_engine_run_backward", "accelerator.backward", "manual_backward"}}
+	return Cue{"backward", []string{"backward(", ".backward", "autograd/__init__.py", "run_backward", "_engine_run_backward", "autograd.grad", "accelerator.backward", "manual_backward", "backward_fn", "backward_step", "tape.gradient", "imperative_grad", "gradients_util", "value_and_grad", "jax.grad", "backward_pass"}}
 }
 
-// CueLoad is placing a model's weights on the device.
+// CueLoad is placing a model's weights on the device: transformers'
+// from_pretrained and its shard loaders, safetensors, accelerate's
+// dispatch (big_modeling), torch.load and Module.to/.cuda (whose frames
+// call self._apply), DeepSpeed's engine set-up and ZeRO-3 construction,
+// Lightning's model_to_device, the model loaders of vLLM, llama.cpp,
+// ultralytics, fairseq, NeMo, timm, PEFT, diffusers, ComfyUI and A1111.
+// Progress lines such as "Loading checkpoint shards" are not load cues:
+// they stay in the context after loading has finished.
 func CueLoad() Cue {
-	return Cue{"load", []string{"deepspeed.initialize", "_configure_distributed_model", "llm_load_", "load_tensors", "llama_model_load", "print_info: model", "model_loader", "_initialize_model", "initialize_model(", "init_vllm_registered_model", "from_pretrained", "load_state_dict", "set_module_tensor_to_device", "load_checkpoint", "_load_pretrained_model", "caching_allocator_warmup", "torch.load(", "serialization.py", "_rebuild_tensor", "load_model", "dispatch_model", "model.to(", ".cuda()", "model.cuda", "load_weights", "modeling_utils.py"}}
+	return Cue{"load", []string{"deepspeed.initialize", "_configure_distributed_model", "_post_init_method", "llm_load_", "load_tensors", "llama_model_load", "llama_model_load_from_file", "llama_load_model_from_file", "print_info: model", "model_loader", "_initialize_model", "initialize_model(", "init_vllm_registered_model", "from_pretrained", "load_state_dict", "_load_state_dict_into_meta_model", "load_shard_file", "safe_open", "safetensors/torch.py", "set_module_tensor_to_device", "load_checkpoint", "_load_checkpoint", "load_checkpoint_in_model", "load_checkpoint_and_dispatch", "big_modeling.py", "_load_pretrained_model", "caching_allocator_warmup", "torch.load(", "serialization.py", "_rebuild_tensor", "load_model", "load_model_weights", "reload_model_weights", "send_model_to_device", "dispatch_model", "model.to(", ".cuda()", "model.cuda", "self._apply(", "module._apply(", "model_to_device", "load_weights", "modeling_utils.py", "load_model_dict_into_meta", "load_sub_model", "load_adapter", "load_pretrained", "restore_from", "load_from_checkpoint", "load_or_resume", "attempt_load", "attempt_load_weights", "attempt_load_one_weight", "load_model_ensemble", "load_model_ensemble_and_task", "load_models_gpu", "load_checkpoint_guess_config", "load_diffusion_model"}}
 }
 
-// CueData is the input pipeline.
+// CueData is the input pipeline: torch.utils.data's workers, fetchers and
+// collate functions, Hugging Face collators and datasets.map, tf.data and
+// Keras' data adapters.
 func CueData() Cue {
-	return Cue{"data", []string{"dataloader.py", "DataLoader worker", "collate", "__getitem__", "_worker_loop"}}
+	return Cue{"data", []string{"dataloader.py", "DataLoader worker", "collate", "__getitem__", "_worker_loop", "_next_data", "_utils/fetch.py", "pin_memory.py", "data_collator", "_map_single", "dataset_ops", "iterator_ops", "data_adapter"}}
 }
 
-// CueDecode is a diffusion VAE decoding latents to pixels.
+// CueDecode is a diffusion VAE decoding latents to pixels: diffusers'
+// autoencoders (every AutoencoderKL variant lives under
+// models/autoencoders/) and their tiled decoders, the ldm/sgm Decoder that
+// A1111 and ComfyUI share (diffusionmodules/model.py), ComfyUI's VAE nodes
+// and A1111's sample-to-image step.
 func CueDecode() Cue {
-	return Cue{"vae-decode", []string{"vae.decode", "vae: ", "vae_decode", "VAEDecode", "decode_latents", "AutoencoderKL", "autoencoder_kl", "first_stage_model", "decode_first_stage", "tiled_decode", "VAE decode", "vae.tiled"}}
+	return Cue{"vae-decode", []string{"vae.decode", "vae: ", "vae_decode", "VAEDecode", "decode_latents", "AutoencoderKL", "autoencoder_kl", "autoencoders/", "models/vae.py", "first_stage_model", "decode_first_stage", "tiled_decode", "_tiled_decode", "decode_tiled", "decode_tiled_", "diffusionmodules/model.py", "single_sample_to_image", "VAE decode", "vae.tiled"}}
 }
 
-// CueGenerate is autoregressive generation.
+// CueGenerate is autoregressive generation: transformers' generate and its
+// decoding loops (_sample, _beam_search, _assisted_decoding,
+// _contrastive_search, prepare_inputs_for_generation), mlx-lm's
+// generate_step, whisper's transcribe, the serving engines' generation
+// steps (vLLM's execute_model, SGLang's forward_batch_generation and
+// forward_decode, TGI's generate_token) and llama.cpp's llama_decode.
 func CueGenerate() Cue {
-	return Cue{"generate", []string{"generate(", "._sample(", "greedy_search", "beam_search", "generation/utils.py", "prefill", "decode_step", "setup_caches", "chat("}}
+	return Cue{"generate", []string{"generate(", "._sample(", "greedy_search", "_greedy_search", "beam_search", "_beam_search", "_assisted_decoding", "_contrastive_search", "prepare_inputs_for_generation", "generation/utils.py", "generate_step", "stream_generate", "prefill", "decode_step", "setup_caches", "chat(", "transcribe", "generate_segments", "execute_model", "forward_batch_generation", "forward_decode", "generate_token", "llama_decode"}}
 }
 
-// CueEval is evaluation, validation, testing or prediction code.
+// CueEval is evaluation, validation, testing or prediction code: the
+// Trainer's and Lightning's evaluation and prediction loops, Keras'
+// test/predict steps, mmengine's val/test loops, fairseq's valid_step,
+// detectron2's inference_on_dataset, ultralytics' validator and predictor.
 func CueEval() Cue {
-	return Cue{"eval", []string{"evaluate(", "evaluation_loop", "validation_step", "prediction_step", "eval_step", "test_step", "predict(", "validate(", "evaluate.py", "inference(", "infer(", "def test", "test(", "valid(", "_eval", "eval("}}
+	return Cue{"eval", []string{"evaluate(", "evaluation_loop", "prediction_loop", "validation_step", "prediction_step", "predict_step", "eval_step", "test_step", "val_step", "valid_step", "val_loop", "test_loop", "predict_function", "test_function", "inference_on_dataset", "validator.py", "stream_inference", "predict(", "validate(", "evaluate.py", "inference(", "infer(", "def test", "test(", "valid(", "_eval", "eval("}}
 }
 
-// CueForward is a module's forward pass.
+// CueForward is a module's forward pass: nn.Module's call machinery, the
+// tensor operations a forward runs, Keras' and Flax's layer calls.
 func CueForward() Cue {
-	return Cue{"forward", []string{"forward(", "_call_impl", "_wrapped_call_impl", "__call__", "model(", "forward", "scaled_dot_product_attention", "F.linear", "matmul", "conv2d", "conv2d_", "Conv2D", "MatMul", "Relu"}}
+	return Cue{"forward", []string{"forward(", "_call_impl", "_wrapped_call_impl", "__call__", "model(", "forward", ".apply(", "scaled_dot_product_attention", "F.linear", "matmul", "einsum", "bmm", "conv1d", "conv2d", "conv2d_", "conv3d", "Conv2D", "MatMul", "Relu", "layer_norm", "group_norm", "softmax", "interpolate"}}
 }
 
-// Vocabulary lists every cue the phases are read from.
+// CueServing is code inside a serving engine, which takes a fixed share of
+// the device for weights and KV cache: vLLM (and its platform plugins such
+// as vllm_ascend), SGLang, LMDeploy's TurboMind, TensorRT-LLM, TGI's
+// text_generation_server and the Aphrodite fork, by their package paths,
+// module names, process and log prefixes and memory-share settings.
+func CueServing() Cue {
+	return Cue{"serving-engine", []string{"vllm/", "vllm.", "vllm_ascend", "EngineCore", "EngineCore_", "aphrodite/", "sglang/", "sglang.", "mem_fraction_static", "mem-fraction-static", "lmdeploy", "turbomind", "[TM]", "cache_max_entry_count", "tensorrt_llm", "[TensorRT-LLM]", "trtllm", "free_gpu_memory_fraction", "text_generation_server", "text_generation_launcher", "text-generation-launcher", "gpu_memory_utilization", "gpu-memory-utilization"}}
+}
+
+// Vocabulary lists every named cue: those the phases are read from, and
+// the serving engine's.
 func Vocabulary() []Cue {
-	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward()}
+	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing()}
 }

@@ -25,11 +25,28 @@ func phaseCues() []phaseCue {
 	}
 }
 
+// closureCue marks a frame that runs the training step an optimizer was
+// handed as a closure: Lightning's automatic optimization passes the
+// forward and backward to optimizer.step(closure), and LBFGS calls its
+// closure too, so the step's forward runs inside adam.py's frames. Frames
+// inner to such a frame are that forward and backward, not the update.
+func closureCue() Cue {
+	return Cue{"closure", []string{"closure", "_wrap_closure", "training_step_and_backward"}}
+}
+
 // phaseOf names the phase from an event's frames, its own message and the
 // lines just before it.
 func phaseOf(ev *Event) string {
+	frames := ev.Frames
+	for k := len(frames) - 2; k >= 0; k-- {
+		f := frames[k]
+		if closureCue().Matches(f.Function + " " + f.Code) {
+			frames = frames[k+1:] // the closure's own step, inside the optimizer's frames
+			break
+		}
+	}
 	var b strings.Builder
-	for _, f := range ev.Frames {
+	for _, f := range frames {
 		b.WriteString(f.File)
 		b.WriteByte(' ')
 		b.WriteString(f.Function)

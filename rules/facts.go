@@ -255,14 +255,27 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// trainingCue holds words that only training code uses.
+// trainingCue holds words that only training code uses: the training
+// loops of the Trainer, Lightning (fit_loop, training_epoch_loop), Keras
+// (.fit, train_function), mmengine, detectron2, fairseq and ultralytics
+// (train_…, trainer), accelerate's optimizer wrapper and gradient
+// accumulation, gradient clipping, learning-rate schedules, epochs. A
+// bare "accelerate/" is not one: accelerate's hooks run every inference
+// forward of a model loaded with device_map.
 func trainingCue() cue {
-	return words("backward", "optimizer", "train(", "train.py", "train_", "_train", "training", "Trainer", "trainer", "loss", ".fit(", "training_step", "accelerate/", "deepspeed", "lora", "peft", "sft", "finetune", "fine_tune", "dreambooth", "grad_scaler", "zero_grad")
+	return words("backward", "optimizer", "train(", "train.py", "train_", "_train", "training", "Trainer", "trainer", "loss", ".fit(", "training_step", "fit_loop", "training_epoch_loop", "_fit_impl", "accelerate/optimizer.py", "accelerator.accumulate", "deepspeed", "lora", "peft", "sft", "finetune", "fine_tune", "dreambooth", "grad_scaler", "zero_grad", "clip_grad_norm_", "lr_scheduler", "learning_rate", "gradient_accumulation_steps", "gradient_checkpointing", "Epoch", "epoch", "value_and_grad", "apply_gradients")
 }
 
-// inferenceCue holds words that only inference code uses.
+// inferenceCue holds words that only inference code uses: generation
+// (generate, generate_step, transcribe, max_new_tokens), prediction loops,
+// pipelines, no_grad and its decorator's frame (decorate_context), the
+// diffusion front ends (ComfyUI, A1111's txt2img/img2img and
+// process_images, k-diffusion samplers), embedding encoders, detection
+// scripts, llama.cpp and ollama, ONNX Runtime, and every serving engine.
 func inferenceCue() cue {
-	return words("generate", "inference", "infer(", "predict", "pipeline", "pipe(", "diffusers/", "chat(", "vllm", "no_grad", "inference_mode", "Prompt executed", "comfy", "sampler", "llama-server", "vllm serve", "serving", "eval(", "evaluate", "demo")
+	c := words("generate", "generate_step", "transcribe", "max_new_tokens", "inference", "infer(", "predict", "predict_step", "stream_inference", "inference_on_dataset", "pipeline", "pipe(", "diffusers/", "chat(", "vllm", "no_grad", "inference_mode", "decorate_context", "Prompt executed", "comfy", "ComfyUI", "sampler", "sd_samplers", "k_diffusion", "txt2img", "img2img", "process_images", "sentence_transformers", "detect.py", "llama-server", "llama_cpp", "ollama", "onnxruntime", "vllm serve", "serving", "api_server", "eval(", "evaluate", "demo")
+	c.Words = append(c.Words, parser.CueServing().Words...)
+	return c
 }
 
 // workload scores how strongly the log says training or inference.

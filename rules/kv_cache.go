@@ -36,9 +36,13 @@ const (
 	kvGenerate = "kv-cache/generate-phase"
 )
 
-// kvCue holds the words that point at the generation KV cache.
+// kvCue holds the words that point at the generation KV cache:
+// transformers' cache classes and layers (cache_utils.py), the older
+// layer_past tuples, vLLM's cache engine and KV-cache allocation, SGLang's
+// token-to-KV pool, TensorRT-LLM's KV-cache manager, llama.cpp's
+// llama_kv_cache_… functions, mlx-lm's and ExLlamaV2's cache classes.
 func kvCue() cue {
-	return words("past_key_value", "kv_cache", "KVCache", "key_cache", "value_cache", "cache_utils.py", "setup_caches", "StaticCache", "DynamicCache", "cache.update", "past_key_values", "k_cache", "v_cache", "allocate_kv", "max_cache_len", "cache_shape")
+	return words("past_key_value", "kv_cache", "kv_caches", "KVCache", "RotatingKVCache", "QuantizedKVCache", "ExLlamaV2Cache", "key_cache", "value_cache", "cache_utils.py", "setup_caches", "StaticCache", "DynamicCache", "HybridCache", "SlidingWindowCache", "OffloadedCache", "QuantizedCache", "DynamicLayer", "StaticLayer", "cache.update", "past_key_values", "layer_past", "k_cache", "v_cache", "allocate_kv", "_allocate_kv_cache", "initialize_kv_cache", "cache_engine", "CacheEngine", "token_to_kv_pool", "mem_cache/", "kv_cache_manager", "KVCacheManager", "llama_kv_cache_", "buffer for kv cache", "max_cache_len", "cache_shape")
 }
 
 func checkKVCache(f *Facts) *Finding {
@@ -67,7 +71,7 @@ func checkKVCache(f *Facts) *Finding {
 	} else if ev.Phase == parser.PhaseGenerate {
 		fd.fire(kvGenerate)
 		fd.Evidence = append(fd.Evidence, f.EventLine())
-		if e, ok := f.Find(words("generate(", "._sample", "greedy_search", "beam_search")); ok {
+		if e, ok := f.Find(parser.CueGenerate()); ok {
 			fd.Evidence = append(fd.Evidence, e)
 		}
 		fd.Title = "Out of memory during generation"

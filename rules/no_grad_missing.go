@@ -35,9 +35,13 @@ const (
 
 func checkNoGradMissing(f *Facts) *Finding {
 	ev := f.Ev
-	// Hugging Face Trainer's evaluation and prediction steps run under
-	// torch.no_grad already.
-	if _, guarded := f.Find(words("no_grad", "inference_mode", "torch.inference", "transformers/trainer.py", "prediction_step", "evaluation_loop")); guarded {
+	// Libraries whose evaluation, prediction and generation paths run under
+	// torch.no_grad or inference_mode already: the Trainer's steps,
+	// Lightning's evaluation and prediction loops, detectron2's
+	// inference_on_dataset, ultralytics' validator and predictor,
+	// sentence-transformers' encode, generate and diffusers' pipelines (all
+	// decorated, whose wrapper frame is decorate_context).
+	if _, guarded := f.Find(words("no_grad", "inference_mode", "torch.inference", "decorate_context", "transformers/trainer.py", "prediction_step", "evaluation_loop", "prediction_loop.py", "inference_on_dataset", "validator.py", "predictor.py", "SentenceTransformer.py", "generation/utils.py", "diffusers/pipelines/")); guarded {
 		return nil
 	}
 	if _, ok := f.Notice("no-grad"); ok {

@@ -144,5 +144,10 @@ func generalCues() map[string]string {
 		"kv_cache":                     "the usual variable and module name of a KV cache",
 		"vae: ":                        "stable-diffusion.cpp's log prefix for its VAE stage",
 		"vllm serve":                   "vLLM's server command line",
+		"lmdeploy":                     "LMDeploy's package and command name, in every frame and log line of the engine",
+		"turbomind":                    "LMDeploy's TurboMind engine: its module path and class names",
+		"[TM]":                         "the prefix of every log line TurboMind's C++ core prints",
+		"generate_step":                "mlx-lm's and mlx-vlm's token-by-token generation function",
+		"stable-diffusion":             "the directory of the A1111 web UI and the CompVis/Stability repositories",
 	}
 }

@@ -38,7 +38,7 @@ func checkServingBudget(f *Facts) *Finding {
 	ev := f.Ev
 	fd := &Finding{Culprit: "serving-memory-budget", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested, Inference: true}}
 	if ev.Kind != parser.KindServing {
-		e, ok := f.Find(words("vllm/", "sglang/", "text_generation_server", "gpu_memory_utilization", "gpu-memory-utilization"))
+		e, ok := f.Find(parser.CueServing())
 		if !ok && ev.Framework != "vllm" {
 			return nil
 		}

@@ -112,5 +112,5 @@ func diffusionInvolved(f *Facts) bool {
 
 // diffusionCue holds the words of a diffusion pipeline.
 func diffusionCue() cue {
-	return words("diffusers", "DiffusionPipeline", "Loading pipeline components", "UNet2DConditionModel", "unet", "KSampler", "scheduler", "StableDiffusion", "sdxl", "denois")
+	return words("diffusers", "DiffusionPipeline", "Loading pipeline components", "UNet2DConditionModel", "unet", "KSampler", "scheduler", "StableDiffusion", "stable_diffusion", "stable-diffusion", "sdxl", "denois", "comfy", "ComfyUI", "sd_samplers", "k_diffusion", "txt2img", "img2img")
 }

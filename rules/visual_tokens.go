@@ -40,7 +40,7 @@ const (
 
 // visionCue holds the words that point at the image path of a vision-language model.
 func visionCue() cue {
-	return words("visual_tokenizer", "vision_tower", "vision_model", "visual.", "get_image_features", "encode_images", "image_features", "pixel_values", "merge_multimodal", "multi_modal_projector", "mm_projector", "patch_embed", "siglip", "navit", "mmproj", "clip_image", "encode_image", "process_image", "processing image", "image slice", "vit.", "VisionTransformer", "visual_embed", "vision_encoder")
+	return words("visual_tokenizer", "vision_tower", "vision_model", "visual.", "get_image_features", "encode_images", "image_features", "pixel_values", "merge_multimodal", "multi_modal_projector", "mm_projector", "patch_embed", "siglip", "navit", "mmproj", "clip_image", "encode_image", "process_image", "processing image", "image slice", "vit.", "VisionTransformer", "visual_embed", "vision_encoder", "pixel_values_videos", "_grid_thw", "get_video_features", "prepare_inputs_labels_for_multimodal", "clip_vision")
 }
 
 // imagesInvolved reports whether the log shows images or video near the
