@@ -113,3 +113,15 @@ func TestNoFailureFixturesStayQuiet(t *testing.T) {
 		}
 	}
 }
+
+// TestCublasGPUNotation: the GPU a native toolkit names after the status
+// ("; GPU=1 ;") is the event's device index.
+func TestCublasGPUNotation(t *testing.T) {
+	res, err := Parse(strings.NewReader("RuntimeError: CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=1 ; hostname=node7 ;\n"), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 1 || res.Events[0].Kind != KindCUBLAS || res.Events[0].Device == nil || res.Events[0].Device.Index == nil || *res.Events[0].Device.Index != 1 {
+		t.Fatalf("events %+v, want one cuBLAS event on GPU 1", res.Events)
+	}
+}

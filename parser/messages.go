@@ -165,6 +165,11 @@ func frameworkMatchers() []failureMatcher {
 			kind:    KindCUBLAS,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
+				// CNTK and ONNX Runtime name the GPU after the status:
+				// "CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=0 ; hostname=…"
+				if d := genericDevice(msg); d != nil && d.Index != nil {
+					ev.Device.Index = d.Index
+				}
 				// cublasCreate fails to initialise most often for want of memory
 				ev.Suspected = !strings.Contains(msg, "ALLOC_FAILED")
 			},
