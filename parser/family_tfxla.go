@@ -64,7 +64,9 @@ func fillXLA(ev *Event, msg string) {
 		ev.Device = &Device{Index: intp(m[3])}
 	case reXLAFromDevice.MatchString(msg):
 		m := reXLAFromDevice.FindStringSubmatch(msg)
-		ev.RequestedBytes = sizeOf(m[1])
+		// "failed to allocate 17.79G (19104890880 bytes)": the exact count
+		// over the rounded one
+		ev.RequestedBytes = sizeOf(m[2] + " bytes")
 		ev.Device = &Device{Type: "cuda"}
 		if strings.Contains(msg, "HIP_ERROR") {
 			ev.Device.Type = "rocm"

@@ -17,6 +17,7 @@ type genericPatterns struct {
 	reGenericError      *regexp.Regexp
 	reGenericBenign     *regexp.Regexp
 	reGenericCode       *regexp.Regexp
+	reGenericHeading    *regexp.Regexp
 	reGenericRequest    *regexp.Regexp
 	reGenericFree       *regexp.Regexp
 	reGenericTotal      *regexp.Regexp
@@ -36,14 +37,26 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// CUDA_ERROR_OUT_OF_MEMORY are 2, hipErrorOutOfMemory 2,
 		// VK_ERROR_OUT_OF_DEVICE_MEMORY -2
 		reGenericStatus: regexp.MustCompile(`\b(?:cuda|cu|hip)\w*[^;\n]{0,60}?(?:\(2 vs\. 0\)|(?:error|status|code|result|returned|failed with)(?: code)?\s*[=:]?\s*\(?2\)?(?:[\s,.;:)]|$))|\bvk\w*[^;\n]{0,40}?(?:error|result|failed|returned)\s*[=:]?\s*-2\b`),
-		// an error context: a level, a check macro, an exception class, an abort
-		reGenericError: regexp.MustCompile(`\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w(?:Error|Exception|Failure)\b|_?ERROR_|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w`),
+		// an error context: a level, a check macro, an exception class, an
+		// abort, or the source path a C++ runtime throws from
+		// ("/onnxruntime_src/onnxruntime/core/framework/bfc_arena.cc:368 void*
+		// onnxruntime::BFCArena::AllocateRawInternal(…) Failed to allocate
+		// memory for requested buffer of size 15728896"); a bare file name is
+		// a logger's tag ("[W812 16:00:28.6 CUDACachingAllocator.cpp:3933]")
+		reGenericError: regexp.MustCompile(`[/\\][\w.-]+\.(?:cc|cpp|cxx|cu|c|h|hpp|mm):\d+\b|\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w(?:Error|Exception|Failure)\b|_?ERROR_|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w`),
 		// words that make a mention advice, documentation, a handled case or a
 		// warning rather than a failure
 		reGenericBenign: regexp.MustCompile(`(?i)\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b`),
 		// code and prose around a failure, not the failure: a handler, a
-		// definition, a comment, a heading
-		reGenericCode: regexp.MustCompile(`^\s*(?:except|catch|if|elif|else|def|class|import|from|#|//|/\*|\*|print|return|raise|with|for|while|assert|logger\.|log\.|>>>|\$ )|\bexcept\b|\bcatch\s*\(`),
+		// definition, a comment. A keyword is a whole word ("defaultAllocator.cpp::…]
+		// Error Code 1: Cuda Runtime (out of memory)" is no "def"), and "*"
+		// opens a comment line only before a space ("*ERROR: HIPError(code
+		// hipErrorOutOfMemory, out of memory)*" is Markdown emphasis)
+		reGenericCode: regexp.MustCompile(`^\s*(?:(?:except|catch|if|elif|else|def|class|import|from|print|return|raise|with|for|while|assert)\b|#|//|/\*|\*(?:\s|$)|logger\.|log\.|>>>|\$ )|\bexcept\b|\bcatch\s*\(`),
+		// a Markdown heading that holds a log line, not a comment: "# [E] [TRT]
+		// C:\source\rtSafe\safeRuntime.cpp (25) - Cuda Error in …: 2 (out of
+		// memory)", "# RuntimeError: CUDA error: …", "# E:onnxruntime:Default, …"
+		reGenericHeading: regexp.MustCompile(`^\s*#{1,6}\s+(?:\[|[\w.]*(?:Error|Exception|Failure)\b|[A-Z]{1,8}:)`),
 		// a size a generic message asks for: "allocate 1.50 GiB", "of size 8388608",
 		// "requested 2 GB", "allocation of 512 MB"
 		reGenericRequest: regexp.MustCompile(`(?i)(?:allocat(?:e|ing|ion of)|request(?:ed|ing)?(?: for| of)?|requested amount of (?:\w+ )?memory \(|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b|\d{4,}\b)`),
@@ -94,7 +107,12 @@ func genericFailure(text string) (words []string, ok bool) {
 	if loc == nil {
 		return nil, false
 	}
-	if genericRes().reGenericBenign.MatchString(text) || genericRes().reGenericCode.MatchString(text) {
+	code := text
+	if genericRes().reGenericHeading.MatchString(text) {
+		code = text[strings.IndexByte(text, '#'):]
+		code = strings.TrimLeft(code, "# \t")
+	}
+	if genericRes().reGenericBenign.MatchString(text) || genericRes().reGenericCode.MatchString(code) {
 		return nil, false
 	}
 	// the error context must stand outside the vocabulary itself

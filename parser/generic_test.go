@@ -43,6 +43,16 @@ func TestGenericTier(t *testing.T) {
 		{"Caught OOM error at step 12, skipping batch", false, "", -1, 0},
 		{"OOM handling enabled", false, "", -1, 0},
 		{"peak memory 12.3 GiB, allocated 11.9 GiB", false, "", -1, 0},
+		{"defaultEngine.cpp::nvinfer1::internal::Alloc::44] Error Code 1: Cuda Runtime (out of memory)", true, "cuda", -1, 0},
+		{"forward pass failed: out of memory on GPU 2", true, "cuda", 2, 0},
+		{"Assertion failed: out of memory in the staging pool", true, "", -1, 0},
+		{"*ERROR: HIPError(code hipErrorOutOfMemory, out of memory)*", true, "rocm", -1, 0},
+		{"## IndexBuildError: device out of memory while building the index (GPU 3)", true, "cuda", 3, 0},
+		{"/build/src/core/arena.cc:412 void* Arena::Alloc(size_t) Failed to allocate memory for requested buffer of size 33554432", true, "", -1, 33554432},
+		{"# raise an error when the device runs out of memory", false, "", -1, 0},
+		{"for step in range(10):  # fails with out of memory error otherwise", false, "", -1, 0},
+		{" * Failed to allocate: the error is returned to the caller", false, "", -1, 0},
+		{"[W301 11:02:03.44 Allocator.cpp:980] memory allocation failed for a prefetch buffer", false, "", -1, 0},
 	} {
 		res, err := Parse(strings.NewReader(tc.line+"\n"), "x")
 		if err != nil {
@@ -96,10 +106,22 @@ func TestGenericDefersToFamilies(t *testing.T) {
 // having one (warnings, advice, handlers, a handled retry, non-fatal
 // notices) give no event.
 func TestNoFailureFixturesStayQuiet(t *testing.T) {
-	for _, name := range []string{"generic-mentions-no-failure.log", "no-failure.log", "nonfatal-warnings-only.log"} {
+	for _, name := range []string{"generic-mentions-no-failure.log", "generic-code-comments-no-failure.log", "no-failure.log", "nonfatal-warnings-only.log"} {
 		res := parseFile(t, "../fixtures/formats/"+name)
 		if len(res.Events) != 0 {
 			t.Errorf("%s: %d events (first %q at line %d), want none", name, len(res.Events), res.Events[0].Message, res.Events[0].Line)
 		}
+	}
+}
+
+// TestCublasGPUNotation: the GPU a native toolkit names after the status
+// ("; GPU=1 ;") is the event's device index.
+func TestCublasGPUNotation(t *testing.T) {
+	res, err := Parse(strings.NewReader("RuntimeError: CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=1 ; hostname=node7 ;\n"), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 1 || res.Events[0].Kind != KindCUBLAS || res.Events[0].Device == nil || res.Events[0].Device.Index == nil || *res.Events[0].Device.Index != 1 {
+		t.Fatalf("events %+v, want one cuBLAS event on GPU 1", res.Events)
 	}
 }

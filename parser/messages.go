@@ -35,20 +35,24 @@ const size = `(\d+(?:\.\d+)?\s?(?:bytes|KiB|MiB|GiB|TiB|KB|MB|GB|TB|kB|B|K|M|G|T
 
 // Clause patterns of the PyTorch caching allocator message, every era.
 var (
-	reAsyncDevice    = regexp.MustCompile(`Allocation on device(?: (\d+))?`)
-	reAsyncField     = regexp.MustCompile(`(Currently allocated|Requested|Device limit|Free \(according to CUDA\)|PyTorch limit \(set by user-supplied memory fraction\))\s*:\s*` + size)
-	reXLABytes       = regexp.MustCompile(`(?:trying to allocate|allocating) (\d+(?:\.\d+)?\s?(?:bytes|[KMGT]iB|B)?)`)
-	reXLARequest     = regexp.MustCompile(`Failed to allocate request for ` + size + ` \((\d+)B\) on device ordinal (\d+)`)
-	reXLAFromDevice  = regexp.MustCompile(`failed to allocate ` + size + ` \((\d+) bytes\) from device`)
-	reDataLoaderKill = regexp.MustCompile(`DataLoader worker \(pid(?:\(s\))? (\d+)[\d, ]*\) is killed by signal: ([A-Za-z ]+)`)
+	reAsyncDevice   = regexp.MustCompile(`Allocation on device(?: (\d+))?`)
+	reAsyncField    = regexp.MustCompile(`(Currently allocated|Requested|Device limit|Free \(according to CUDA\)|PyTorch limit \(set by user-supplied memory fraction\))\s*:\s*` + size)
+	reXLABytes      = regexp.MustCompile(`(?:trying to allocate|allocating) (\d+(?:\.\d+)?\s?(?:bytes|[KMGT]iB|B)?)`)
+	reXLARequest    = regexp.MustCompile(`Failed to allocate request for ` + size + ` \((\d+)B\) on device ordinal (\d+)`)
+	reXLAFromDevice = regexp.MustCompile(`failed to allocate ` + size + ` \((\d+) bytes\) from device`)
+	// "DataLoader worker (pid 1817) is killed by signal: Killed.", PaddlePaddle's
+	// "DataLoader process (pid 3063) exited is killed by signal: Killed"
+	reDataLoaderKill = regexp.MustCompile(`DataLoader (worker|process) \(pid(?:\(s\))? (\d+)[\d, ]*\) (?:exited )?is killed by signal: ([A-Za-z][A-Za-z ]*[A-Za-z])`)
 )
 
 // failureMatchers lists the message families in the order they are tried.
 // Specific forms come before generic ones that would also match them.
 func failureMatchers() []failureMatcher {
 	var ms []failureMatcher
+	ms = append(ms, cupyMatchers()...)
 	ms = append(ms, frameworkMatchers()...)
 	ms = append(ms, nativeMatchers()...)
+	ms = append(ms, windowsMatchers()...)
 	ms = append(ms, runtimeMatchers()...)
 	ms = append(ms, reshapedMatchers()...)
 	return append(ms, genericMatcher())
@@ -161,6 +165,11 @@ func frameworkMatchers() []failureMatcher {
 			kind:    KindCUBLAS,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
+				// CNTK and ONNX Runtime name the GPU after the status:
+				// "CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=0 ; hostname=…"
+				if d := genericDevice(msg); d != nil && d.Index != nil {
+					ev.Device.Index = d.Index
+				}
 				// cublasCreate fails to initialise most often for want of memory
 				ev.Suspected = !strings.Contains(msg, "ALLOC_FAILED")
 			},
@@ -217,13 +226,16 @@ func runtimeMatchers() []failureMatcher {
 		{
 			name:    "dataloader-killed",
 			anchors: []string{"is killed by signal", "exited unexpectedly"},
-			locate:  regexp.MustCompile(`DataLoader worker \(pid(?:\(s\))? [\d, ]+\) (?:is killed by signal: (?:Killed|Bus error)|exited unexpectedly)`),
+			locate:  regexp.MustCompile(`DataLoader (?:worker|process) \(pid(?:\(s\))? [\d, ]+\) (?:(?:exited )?is killed by signal: (?:Killed|Bus error)|exited unexpectedly)`),
 			kind:    KindHostKill,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cpu"}
 				if m := reDataLoaderKill.FindStringSubmatch(msg); m != nil {
-					ev.PID = int64p(m[1])
-					ev.Signal = strings.TrimSpace(m[2])
+					ev.PID = int64p(m[2])
+					ev.Signal = m[3]
+					if m[1] == "process" {
+						ev.Framework = "paddle"
+					}
 				}
 				// A worker that exited with no signal caught was most often
 				// killed by the kernel before it could report: suspected.
