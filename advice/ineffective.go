@@ -35,13 +35,23 @@ func ineffectiveFor(fs []rules.Finding, f *rules.Facts, env Env, lf *logFacts) [
 
 	if gpuAllocator && (!f.UnallocKnown || f.Unallocated < f.Requested) {
 		why := "PyTorch's allocator already returned every cached block to the driver and retried before raising this error; empty_cache() only hands memory to other processes."
-		if f.UnallocKnown {
+		if f.UnallocKnown && (!f.FreeKnown || f.Unallocated < f.Requested-f.Free) {
 			why += fmt.Sprintf(" Here only %s was cached and unused.", size(f.Unallocated))
 		}
 		add("empty-cache", emptyCacheCall(lf.device), why)
 	}
-	if gpuAllocator && lf.gpuFamily() && f.UnallocKnown && f.Requested > 0 && f.Unallocated < f.Requested && top != "fragmentation" && lf.expandable == nil {
-		add("fragmentation-settings", "expandable_segments / max_split_size_mb", fmt.Sprintf("These only help when reserved-but-unallocated memory could hold the request. Here it is %s against a %s request: there is no fragmentation to undo.", size(f.Unallocated), size(f.Requested)))
+	// The settings can only help when the idle cache — with what is free
+	// beside it — would hold the request.
+	idleAndFree := f.Unallocated
+	if f.FreeKnown {
+		idleAndFree += f.Free
+	}
+	if gpuAllocator && lf.gpuFamily() && f.UnallocKnown && f.Requested > 0 && idleAndFree < f.Requested && top != "fragmentation" && lf.expandable == nil {
+		held := size(f.Unallocated)
+		if f.FreeKnown {
+			held += ", with " + size(f.Free) + " free,"
+		}
+		add("fragmentation-settings", "expandable_segments / max_split_size_mb", fmt.Sprintf("These only help when reserved-but-unallocated memory (with what is free) could hold the request. Here it is %s against a %s request: there is no fragmentation to undo.", held, size(f.Requested)))
 	}
 	if inference && lf.checkpointing == nil {
 		add("checkpointing-for-inference", "Gradient checkpointing", "It trades compute for the activations saved for backward(); inference keeps none (and HF models only checkpoint in training mode), so it frees nothing here.")

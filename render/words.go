@@ -12,6 +12,11 @@ import (
 // request against what was free, and the shortfall.
 func verdictWords(ev *parser.Event, short *int64) string {
 	what := kindWords(ev.Kind)
+	if ev.Kind == parser.KindHostKill && ev.Suspected {
+		// A SIGKILL or a bare "Killed" is an OOM kill only when the kernel
+		// or the batch system says so; the verdict must not say more.
+		what = "Process killed (suspected host OOM kill)"
+	}
 	if ev.Device != nil {
 		what += " on " + deviceName(ev.Device)
 	}

@@ -58,6 +58,9 @@ func checkHostRAM(f *Facts) *Finding {
 			fd.Decide = "the kernel log (dmesg | grep -i oom, or journalctl -k): a SIGKILL is an OOM kill only when the kernel or the batch system says so"
 		}
 		fd.Title = "The process was killed for using too much host RAM"
+		if ev.Suspected {
+			fd.Title = "The process was killed, most likely by the kernel's OOM killer"
+		}
 		fd.Explanation = "The operating system (kernel OOM killer, cgroup limit, batch system) killed the process because the machine's RAM ran out. GPU settings do not change this: loading, dataloader workers and CPU copies of tensors do."
 		if strings.Contains(ev.Signal, "Bus error") {
 			fd.Title = "DataLoader workers ran out of shared memory (/dev/shm)"
