@@ -163,6 +163,10 @@ func (s *scanner) add(ev *Event) {
 			mergeInto(prev, ev)
 			return
 		}
+		if bfcAnnounces(prev, ev) {
+			adoptError(prev, ev)
+			return
+		}
 		if wrapped(prev, ev) {
 			s.resumeFollowing(prev, ev)
 			return // a wrapper's words for a failure already read exactly

@@ -1,5 +1,7 @@
 package parser
 
+import "strings"
+
 // mergeWindow is how many lines apart two reports of one failure may be
 // printed, per kind: a ggml allocation failure takes three consecutive
 // lines, TensorFlow's BFC allocator dumps hundreds of lines between its
@@ -132,4 +134,25 @@ func wrapped(exact, ev *Event) bool {
 		d = -d
 	}
 	return d <= genericWindow && sameRank(exact.Rank, ev.Rank)
+}
+
+// bfcAnnounces reports whether ev, an XLA RESOURCE_EXHAUSTED error, is the
+// failure that prev announced: the BFC allocator's "Allocator (GPU_0_bfc)
+// ran out of memory trying to allocate 12.00GiB" warning, which TensorFlow
+// and XLA (JAX) share, printed just before the same allocation's error.
+func bfcAnnounces(prev, ev *Event) bool {
+	return prev.Kind == KindTF && ev.Kind == KindXLA && sameRank(prev.Rank, ev.Rank) &&
+		ev.Line-prev.Line <= mergeWindow(KindXLA) && prev.RequestedBytes != nil && ev.RequestedBytes != nil &&
+		nearSize(prev.RequestedBytes, ev.RequestedBytes) && strings.Contains(prev.Message, "ran out of memory trying to allocate")
+}
+
+// adoptError makes prev, an allocator's warning, the event of the error ev
+// that raised it: the error decides the kind, framework and exception;
+// prev keeps its line and words, which came first.
+func adoptError(prev, ev *Event) {
+	prev.Kind, prev.Framework, prev.Exception, prev.Variant = ev.Kind, ev.Framework, ev.Exception, ev.Variant
+	if ev.Detection != nil {
+		prev.Detection = ev.Detection
+	}
+	mergeInto(prev, ev)
 }
