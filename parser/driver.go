@@ -45,7 +45,6 @@ func anchorLinesIn(part []byte, base int, groups []keyGroup) []int {
 		}
 		chunk := part[lo:hi]
 		first := len(starts)
-		lines := bytes.Count(chunk, []byte("\n")) + 1
 		for _, group := range groups {
 			off := 0
 			for off < len(chunk) {
@@ -61,30 +60,11 @@ func anchorLinesIn(part []byte, base int, groups []keyGroup) []int {
 				}
 				off = i + end + 1
 			}
-			if len(starts)-first > lines/2 {
-				// Most lines hold a key: every line is read, and the other
-				// groups need not search.
-				starts = append(starts[:first], lineStarts(chunk, base+lo)...)
-				break
-			}
 		}
 		starts = starts[:first+len(sortedUnique(starts[first:]))]
 		lo = hi
 	}
 	return starts
-}
-
-// lineStarts returns the offset of every line of chunk, plus base.
-func lineStarts(chunk []byte, base int) []int {
-	out := []int{base}
-	for off := 0; ; {
-		i := bytes.IndexByte(chunk[off:], '\n')
-		if i < 0 || off+i+1 >= len(chunk) {
-			return out
-		}
-		off += i + 1
-		out = append(out, base+off)
-	}
 }
 
 // sortedUnique sorts starts in place and drops repeats, returning the
@@ -139,6 +119,10 @@ func (s *scanner) block(b []byte, first int) int {
 			break
 		}
 		h := hits[0]
+		if s.quietHit(b, h) {
+			hits = hits[1:] // read in full, it would stop at the same test
+			continue
+		}
 		// Replay up to ringSize lines before the hit so that its traceback
 		// and context are read exactly as a full read would.
 		rs, skipped := h, 0
@@ -160,6 +144,28 @@ func (s *scanner) block(b []byte, first int) int {
 	}
 	s.keepTail(b, no)
 	return no
+}
+
+// quietHit reports whether the anchored line starting at h is of a
+// template already read in full without a failure: its raw shape is in
+// quietRaw, so that outside a traceback or a message segment would stop at
+// that same test (a logger's step line that prints memory figures, read
+// once per template rather than once per step). Such a line is skipped like
+// a line without an anchor: the lines before a later hit are still
+// replayed, and a line with "\r" is left to the per-segment test.
+func (s *scanner) quietHit(b []byte, h int) bool {
+	if len(s.quietRaw) == 0 {
+		return false
+	}
+	line := b[h:]
+	if end := bytes.IndexByte(line, '\n'); end >= 0 {
+		line = line[:end]
+	}
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	if len(line) == 0 || bytes.IndexByte(line, '\r') >= 0 {
+		return false
+	}
+	return s.quietRaw[rawShapeOf(line)]
 }
 
 // feedLine feeds the line starting at pos and returns the next line's start.
