@@ -6,32 +6,35 @@ import (
 )
 
 // anchorLines returns the start offsets of the lines of block that hold an
-// anchor, sorted and unique. A large block is searched in two halves at
-// once, one per core.
-func anchorLines(block []byte, groups []keyGroup) []int {
+// anchor, sorted and unique, in the scanner's reused buffers (the previous
+// block's hits are gone). A large block is searched in two halves at once,
+// one per core.
+func (s *scanner) anchorLines(block []byte) []int {
+	groups := s.t.groups
 	if len(block) < 256<<10 {
-		return anchorLinesIn(block, 0, groups)
+		s.hits = anchorLinesIn(s.hits[:0], block, 0, groups)
+		return s.hits
 	}
 	mid := bytes.IndexByte(block[len(block)/2:], '\n')
 	if mid < 0 {
-		return anchorLinesIn(block, 0, groups)
+		s.hits = anchorLinesIn(s.hits[:0], block, 0, groups)
+		return s.hits
 	}
 	mid += len(block)/2 + 1
-	var second []int
 	done := make(chan struct{})
 	go func() {
-		second = anchorLinesIn(block[mid:], mid, groups)
+		s.hits2 = anchorLinesIn(s.hits2[:0], block[mid:], mid, groups)
 		close(done)
 	}()
-	first := anchorLinesIn(block[:mid], 0, groups)
+	s.hits = anchorLinesIn(s.hits[:0], block[:mid], 0, groups)
 	<-done
-	return append(first, second...)
+	s.hits = append(s.hits, s.hits2...)
+	return s.hits
 }
 
-// anchorLinesIn finds the anchored lines of part, whose offset in the
-// block is base.
-func anchorLinesIn(part []byte, base int, groups []keyGroup) []int {
-	var starts []int
+// anchorLinesIn appends to starts the anchored lines of part, whose
+// offset in the block is base.
+func anchorLinesIn(starts []int, part []byte, base int, groups []keyGroup) []int {
 	// The part is searched in runs of whole lines that stay in the CPU's
 	// cache while every group passes over them.
 	for lo := 0; lo < len(part); {
@@ -103,7 +106,7 @@ func (s *scanner) busy(no int) bool {
 // block reads one block of whole lines whose first line is number first,
 // and returns the number of the next line.
 func (s *scanner) block(b []byte, first int) int {
-	hits := anchorLines(b, s.t.groups)
+	hits := s.anchorLines(b)
 	pos, no := 0, first
 	for pos < len(b) {
 		if s.busy(no) {

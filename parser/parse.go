@@ -111,6 +111,8 @@ type scanner struct {
 	wrap      wrapLine // the last line that failed every matcher, for joinWrapped
 	lineQuiet bool     // the physical line being read holds no key at all
 	rawShape  uint64   // the current line's raw shape, 0 when not computed
+	hits      []int    // the anchored lines of the current block (driver.go)
+	hits2     []int    // those of its second half, searched alongside
 }
 
 // A ringLine is one recent line. Its text and progress counters are read
