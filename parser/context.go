@@ -176,9 +176,11 @@ func (c *contextScanner) scan(text string, no int) {
 			c.addModel(m[1], "command", no)
 		}
 	}
-	if m := reServe.FindStringSubmatch(text); (strings.Contains(text, "serve") || strings.Contains(text, "--model")) && m != nil {
-		parts := strings.Split(strings.TrimRight(m[1], "/"), "/")
-		c.addModel(parts[len(parts)-1], "path", no)
+	if strings.Contains(text, "serve") || strings.Contains(text, "--model") {
+		if m := reServe.FindStringSubmatch(text); m != nil {
+			parts := strings.Split(strings.TrimRight(m[1], "/"), "/")
+			c.addModel(parts[len(parts)-1], "path", no)
+		}
 	}
 	if strings.Contains(text, "environ") && strings.Contains(text, "ALLOC_CONF") && c.once("notice:alloc-conf-in-python") && len(c.ctx.Notices) < maxContextFacts {
 		// os.environ["PYTORCH_CUDA_ALLOC_CONF"] = … inside the program: too
