@@ -48,8 +48,9 @@ func anchorLinesIn(starts []int, part []byte, base int, groups []keyGroup) []int
 		}
 		chunk := part[lo:hi]
 		first := len(starts)
+		lines := bytes.Count(chunk, []byte("\n")) + 1
 		for _, group := range groups {
-			off := 0
+			groupFirst, off := len(starts), 0
 			for off < len(chunk) {
 				i := indexGroup(chunk[off:], group)
 				if i < 0 {
@@ -63,11 +64,33 @@ func anchorLinesIn(starts []int, part []byte, base int, groups []keyGroup) []int
 				}
 				off = i + end + 1
 			}
+			if len(starts)-groupFirst > lines/2 {
+				// Most lines hold this group's keys (a log of memory
+				// figures): every line is a hit, and the other groups need
+				// not search. A line without a key is then fed and stops at
+				// segment's gate, as it would in a full read.
+				starts = appendLineStarts(starts[:first], chunk, base+lo)
+				break
+			}
 		}
 		starts = starts[:first+len(sortedUnique(starts[first:]))]
 		lo = hi
 	}
 	return starts
+}
+
+// appendLineStarts appends to starts the offset of every line of chunk,
+// plus base.
+func appendLineStarts(starts []int, chunk []byte, base int) []int {
+	starts = append(starts, base)
+	for off := 0; ; {
+		i := bytes.IndexByte(chunk[off:], '\n')
+		if i < 0 || off+i+1 >= len(chunk) {
+			return starts
+		}
+		off += i + 1
+		starts = append(starts, base+off)
+	}
 }
 
 // sortedUnique sorts starts in place and drops repeats, returning the
@@ -207,7 +230,9 @@ func indexGroup(b []byte, g keyGroup) int {
 		}
 		i += off
 		for k, w := range g.keys {
-			if st := i - g.offs[k]; st >= 0 && bytes.HasPrefix(b[st:], w) {
+			// the key's first byte first: a frequent pivot (the M of
+			// "MiB") is tried against every key of its group
+			if st := i - g.offs[k]; st >= 0 && st+len(w) <= len(b) && b[st] == w[0] && bytes.Equal(b[st:st+len(w)], w) {
 				return st
 			}
 		}
