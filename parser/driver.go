@@ -2,6 +2,7 @@ package parser
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sort"
 )
 
@@ -57,7 +58,7 @@ func anchorLinesIn(starts []int, part []byte, base int, groups []keyGroup) []int
 					break
 				}
 				i += off
-				starts = append(starts, base+lo+bytes.LastIndexByte(chunk[:i], '\n')+1)
+				starts = append(starts, base+lo+lastNewline(chunk[:i])+1)
 				end := bytes.IndexByte(chunk[i:], '\n')
 				if end < 0 {
 					break
@@ -91,6 +92,27 @@ func appendLineStarts(starts []int, chunk []byte, base int) []int {
 		off += i + 1
 		starts = append(starts, base+off)
 	}
+}
+
+// lastNewline is bytes.LastIndexByte(b, '\n'), eight bytes at a time: the
+// library's is a byte loop, and the prefilter walks back to the start of
+// every anchored line.
+func lastNewline(b []byte) int {
+	const ones, highs, nl = 0x0101010101010101, 0x8080808080808080, 0x0a0a0a0a0a0a0a0a
+	i := len(b)
+	for i >= 8 {
+		x := binary.LittleEndian.Uint64(b[i-8:i]) ^ nl // a newline becomes a zero byte
+		if (x-ones)&^x&highs != 0 {
+			break // a newline in these eight bytes: find it byte by byte
+		}
+		i -= 8
+	}
+	for i--; i >= 0; i-- {
+		if b[i] == '\n' {
+			return i
+		}
+	}
+	return -1
 }
 
 // sortedUnique sorts starts in place and drops repeats, returning the
@@ -153,7 +175,7 @@ func (s *scanner) block(b []byte, first int) int {
 		// and context are read exactly as a full read would.
 		rs, skipped := h, 0
 		for skipped < ringSize && rs > pos {
-			rs = bytes.LastIndexByte(b[:rs-1], '\n') + 1
+			rs = lastNewline(b[:rs-1]) + 1
 			skipped++
 		}
 		no += bytes.Count(b[pos:rs], []byte("\n"))
