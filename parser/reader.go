@@ -19,7 +19,7 @@ const tailBytes = 16 << 10
 // blockSize is how much input is read, and scanned for anchors, at a time.
 // It is also most of oomdoc's resident memory on a large log (issue 11
 // asks for a peak of 16 MiB at most).
-const blockSize = 2 << 20
+const blockSize = 1 << 20
 
 // longLineSize is how long a line may run without a newline before it is
 // read as an over-long line, its head and tail kept (longLine). The buffer
