@@ -1,31 +1,30 @@
 package parser
 
 import (
-	"regexp"
 	"strings"
 )
 
 // Patterns for log-wide context (research/formats.md §6, peers.md §11).
 var (
 	// pip freeze / conda list / collect_env / transformers-cli env / banners
-	reVersionPin = regexp.MustCompile(`(?:^|[\s(,'"])(torch|transformers|vllm|accelerate|bitsandbytes|diffusers|jax|jaxlib|tensorflow|peft|deepspeed|trl|numpy|flash[-_]attn|xformers|mlx|mlx-vlm|sglang)\s*==\s*v?(\d+\.\d+(?:\.\d+)?[\w.+-]*)`)
-	reVersionSay = regexp.MustCompile("(?i)(?:^|[\\s`\\-*])(pytorch|torch|transformers|vllm|accelerate|bitsandbytes|diffusers|jax|jaxlib|tensorflow|python|cuda)`?\\s+version\\s*[:=]?\\s*v?(\\d+\\.\\d+(?:\\.\\d+)?[\\w.+-]*)")
-	reVLLMBanner = regexp.MustCompile(`Initializing an? (?:V1 )?LLM engine \(v(\d+\.\d+[\w.+-]*)\)`)
-	rePythonPath = regexp.MustCompile(`/python(3\.\d+)/(?:site|dist)-packages/`)
+	reVersionPin = lazyRE(`(?:^|[\s(,'"])(torch|transformers|vllm|accelerate|bitsandbytes|diffusers|jax|jaxlib|tensorflow|peft|deepspeed|trl|numpy|flash[-_]attn|xformers|mlx|mlx-vlm|sglang)\s*==\s*v?(\d+\.\d+(?:\.\d+)?[\w.+-]*)`)
+	reVersionSay = lazyRE("(?i)(?:^|[\\s`\\-*])(pytorch|torch|transformers|vllm|accelerate|bitsandbytes|diffusers|jax|jaxlib|tensorflow|python|cuda)`?\\s+version\\s*[:=]?\\s*v?(\\d+\\.\\d+(?:\\.\\d+)?[\\w.+-]*)")
+	reVLLMBanner = lazyRE(`Initializing an? (?:V1 )?LLM engine \(v(\d+\.\d+[\w.+-]*)\)`)
+	rePythonPath = lazyRE(`/python(3\.\d+)/(?:site|dist)-packages/`)
 	// model ids
-	reHFCache    = regexp.MustCompile(`models--([\w.\-]+)--([\w.\-]+)`)
-	reRemoteCode = regexp.MustCompile(`transformers_modules[/\\]([\w.\-]+)[/\\]([\w.\-]+)[/\\]`)
-	reFromPre    = regexp.MustCompile(`from_pretrained\(\s*(?:[\w.]+\s*=\s*)?["']([\w.\-]+/[\w.\-]+)["']`)
-	reModelFlag  = regexp.MustCompile(`(?:--model(?:[-_]name(?:[-_]or[-_]path)?|[-_]id|[-_]path)?[= ]|\bmodel(?:_id|_name(?:_or_path)?|_path)?\s*[=:]\s*["']|vllm serve )([\w.\-]+/[\w.\-]+(?:/[\w.\-]+)*)`)
-	reServe      = regexp.MustCompile(`(?:vllm serve|--model[= ])\s*(/\S+)`)
-	reAllocConf  = regexp.MustCompile(`\b(PYTORCH_(?:CUDA_|HIP_)?ALLOC_CONF)\s*[=:]\s*["']?([\w:.,\[\]>]+)`)
-	reEpoch      = regexp.MustCompile(`(?i)\bepoch[\s:=\[]*(\d+)`)
-	reStep       = regexp.MustCompile(`(?i)\b(?:global[_ ])?(?:step|iter(?:ation)?)s?[\s:=\[#]*(\d+)`)
-	reTqdm       = regexp.MustCompile(`\|\s*(\d+)/(\d+) \[`)
-	reSmiMemory  = regexp.MustCompile(`(\d+)MiB\s*/\s*(\d+)MiB`)
-	reSmiGPU     = regexp.MustCompile(`^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|`)
-	reSmiProc    = regexp.MustCompile(`^\|\s+(\d+)\s+(?:\S+\s+\S+\s+)?(\d+)\s+(C\+G|C|G)\s+(.*?)\s+(\d+|N/A)(?:MiB)?\s*\|`)
-	reSetting    = regexp.MustCompile(`(?:^|[\s(,{"'-])(max_pixels|min_pixels|batch_size|per_device_train_batch_size|per_device_eval_batch_size|train_batch_size|eval_batch_size|max_new_tokens|max_length|max_seq_length|max_model_len|max-model-len|max_num_seqs|max-num-seqs|gpu_memory_utilization|gpu-memory-utilization|enable_thinking|thinking_budget|torch_dtype|dtype|load_in_4bit|load_in_8bit|attn_implementation|output_attentions|device_map|gradient_checkpointing|num_workers|num_beams|hd_num|cache_implementation|low_cpu_mem_usage|use_cache|image_size|resolution|height|width|max_split_size_mb|expandable_segments|num_logits_to_keep|logits_to_keep)["']?\s*[=:]\s*["']?([^,)\s"'}]+)`)
+	reHFCache    = lazyRE(`models--([\w.\-]+)--([\w.\-]+)`)
+	reRemoteCode = lazyRE(`transformers_modules[/\\]([\w.\-]+)[/\\]([\w.\-]+)[/\\]`)
+	reFromPre    = lazyRE(`from_pretrained\(\s*(?:[\w.]+\s*=\s*)?["']([\w.\-]+/[\w.\-]+)["']`)
+	reModelFlag  = lazyRE(`(?:--model(?:[-_]name(?:[-_]or[-_]path)?|[-_]id|[-_]path)?[= ]|\bmodel(?:_id|_name(?:_or_path)?|_path)?\s*[=:]\s*["']|vllm serve )([\w.\-]+/[\w.\-]+(?:/[\w.\-]+)*)`)
+	reServe      = lazyRE(`(?:vllm serve|--model[= ])\s*(/\S+)`)
+	reAllocConf  = lazyRE(`\b(PYTORCH_(?:CUDA_|HIP_)?ALLOC_CONF)\s*[=:]\s*["']?([\w:.,\[\]>]+)`)
+	reEpoch      = lazyRE(`(?i)\bepoch[\s:=\[]*(\d+)`)
+	reStep       = lazyRE(`(?i)\b(?:global[_ ])?(?:step|iter(?:ation)?)s?[\s:=\[#]*(\d+)`)
+	reTqdm       = lazyRE(`\|\s*(\d+)/(\d+) \[`)
+	reSmiMemory  = lazyRE(`(\d+)MiB\s*/\s*(\d+)MiB`)
+	reSmiGPU     = lazyRE(`^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|`)
+	reSmiProc    = lazyRE(`^\|\s+(\d+)\s+(?:\S+\s+\S+\s+)?(\d+)\s+(C\+G|C|G)\s+(.*?)\s+(\d+|N/A)(?:MiB)?\s*\|`)
+	reSetting    = lazyRE(`(?:^|[\s(,{"'-])(max_pixels|min_pixels|batch_size|per_device_train_batch_size|per_device_eval_batch_size|train_batch_size|eval_batch_size|max_new_tokens|max_length|max_seq_length|max_model_len|max-model-len|max_num_seqs|max-num-seqs|gpu_memory_utilization|gpu-memory-utilization|enable_thinking|thinking_budget|torch_dtype|dtype|load_in_4bit|load_in_8bit|attn_implementation|output_attentions|device_map|gradient_checkpointing|num_workers|num_beams|hd_num|cache_implementation|low_cpu_mem_usage|use_cache|image_size|resolution|height|width|max_split_size_mb|expandable_segments|num_logits_to_keep|logits_to_keep)["']?\s*[=:]\s*["']?([^,)\s"'}]+)`)
 )
 
 // A noticeCue names a non-fatal line worth remembering by a phrase in it.
@@ -177,9 +176,11 @@ func (c *contextScanner) scan(text string, no int) {
 			c.addModel(m[1], "command", no)
 		}
 	}
-	if m := reServe.FindStringSubmatch(text); (strings.Contains(text, "serve") || strings.Contains(text, "--model")) && m != nil {
-		parts := strings.Split(strings.TrimRight(m[1], "/"), "/")
-		c.addModel(parts[len(parts)-1], "path", no)
+	if strings.Contains(text, "serve") || strings.Contains(text, "--model") {
+		if m := reServe.FindStringSubmatch(text); m != nil {
+			parts := strings.Split(strings.TrimRight(m[1], "/"), "/")
+			c.addModel(parts[len(parts)-1], "path", no)
+		}
 	}
 	if strings.Contains(text, "environ") && strings.Contains(text, "ALLOC_CONF") && c.once("notice:alloc-conf-in-python") && len(c.ctx.Notices) < maxContextFacts {
 		// os.environ["PYTORCH_CUDA_ALLOC_CONF"] = … inside the program: too

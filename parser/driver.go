@@ -2,36 +2,40 @@ package parser
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sort"
 )
 
 // anchorLines returns the start offsets of the lines of block that hold an
-// anchor, sorted and unique. A large block is searched in two halves at
-// once, one per core.
-func anchorLines(block []byte, groups []keyGroup) []int {
+// anchor, sorted and unique, in the scanner's reused buffers (the previous
+// block's hits are gone). A large block is searched in two halves at once,
+// one per core.
+func (s *scanner) anchorLines(block []byte) []int {
+	groups := s.t.groups
 	if len(block) < 256<<10 {
-		return anchorLinesIn(block, 0, groups)
+		s.hits = anchorLinesIn(s.hits[:0], block, 0, groups)
+		return s.hits
 	}
 	mid := bytes.IndexByte(block[len(block)/2:], '\n')
 	if mid < 0 {
-		return anchorLinesIn(block, 0, groups)
+		s.hits = anchorLinesIn(s.hits[:0], block, 0, groups)
+		return s.hits
 	}
 	mid += len(block)/2 + 1
-	var second []int
 	done := make(chan struct{})
 	go func() {
-		second = anchorLinesIn(block[mid:], mid, groups)
+		s.hits2 = anchorLinesIn(s.hits2[:0], block[mid:], mid, groups)
 		close(done)
 	}()
-	first := anchorLinesIn(block[:mid], 0, groups)
+	s.hits = anchorLinesIn(s.hits[:0], block[:mid], 0, groups)
 	<-done
-	return append(first, second...)
+	s.hits = append(s.hits, s.hits2...)
+	return s.hits
 }
 
-// anchorLinesIn finds the anchored lines of part, whose offset in the
-// block is base.
-func anchorLinesIn(part []byte, base int, groups []keyGroup) []int {
-	var starts []int
+// anchorLinesIn appends to starts the anchored lines of part, whose
+// offset in the block is base.
+func anchorLinesIn(starts []int, part []byte, base int, groups []keyGroup) []int {
 	// The part is searched in runs of whole lines that stay in the CPU's
 	// cache while every group passes over them.
 	for lo := 0; lo < len(part); {
@@ -47,24 +51,26 @@ func anchorLinesIn(part []byte, base int, groups []keyGroup) []int {
 		first := len(starts)
 		lines := bytes.Count(chunk, []byte("\n")) + 1
 		for _, group := range groups {
-			off := 0
+			groupFirst, off := len(starts), 0
 			for off < len(chunk) {
 				i := indexGroup(chunk[off:], group)
 				if i < 0 {
 					break
 				}
 				i += off
-				starts = append(starts, base+lo+bytes.LastIndexByte(chunk[:i], '\n')+1)
+				starts = append(starts, base+lo+lastNewline(chunk[:i])+1)
 				end := bytes.IndexByte(chunk[i:], '\n')
 				if end < 0 {
 					break
 				}
 				off = i + end + 1
 			}
-			if len(starts)-first > lines/2 {
-				// Most lines hold a key: every line is read, and the other
-				// groups need not search.
-				starts = append(starts[:first], lineStarts(chunk, base+lo)...)
+			if len(starts)-groupFirst > lines/2 {
+				// Most lines hold this group's keys (a log of memory
+				// figures): every line is a hit, and the other groups need
+				// not search. A line without a key is then fed and stops at
+				// segment's gate, as it would in a full read.
+				starts = appendLineStarts(starts[:first], chunk, base+lo)
 				break
 			}
 		}
@@ -74,17 +80,39 @@ func anchorLinesIn(part []byte, base int, groups []keyGroup) []int {
 	return starts
 }
 
-// lineStarts returns the offset of every line of chunk, plus base.
-func lineStarts(chunk []byte, base int) []int {
-	out := []int{base}
+// appendLineStarts appends to starts the offset of every line of chunk,
+// plus base.
+func appendLineStarts(starts []int, chunk []byte, base int) []int {
+	starts = append(starts, base)
 	for off := 0; ; {
 		i := bytes.IndexByte(chunk[off:], '\n')
 		if i < 0 || off+i+1 >= len(chunk) {
-			return out
+			return starts
 		}
 		off += i + 1
-		out = append(out, base+off)
+		starts = append(starts, base+off)
 	}
+}
+
+// lastNewline is bytes.LastIndexByte(b, '\n'), eight bytes at a time: the
+// library's is a byte loop, and the prefilter walks back to the start of
+// every anchored line.
+func lastNewline(b []byte) int {
+	const ones, highs, nl = 0x0101010101010101, 0x8080808080808080, 0x0a0a0a0a0a0a0a0a
+	i := len(b)
+	for i >= 8 {
+		x := binary.LittleEndian.Uint64(b[i-8:i]) ^ nl // a newline becomes a zero byte
+		if (x-ones)&^x&highs != 0 {
+			break // a newline in these eight bytes: find it byte by byte
+		}
+		i -= 8
+	}
+	for i--; i >= 0; i-- {
+		if b[i] == '\n' {
+			return i
+		}
+	}
+	return -1
 }
 
 // sortedUnique sorts starts in place and drops repeats, returning the
@@ -123,7 +151,7 @@ func (s *scanner) busy(no int) bool {
 // block reads one block of whole lines whose first line is number first,
 // and returns the number of the next line.
 func (s *scanner) block(b []byte, first int) int {
-	hits := anchorLines(b, s.t.groups)
+	hits := s.anchorLines(b)
 	pos, no := 0, first
 	for pos < len(b) {
 		if s.busy(no) {
@@ -139,11 +167,15 @@ func (s *scanner) block(b []byte, first int) int {
 			break
 		}
 		h := hits[0]
+		if s.quietHit(b, h) {
+			hits = hits[1:] // read in full, it would stop at the same test
+			continue
+		}
 		// Replay up to ringSize lines before the hit so that its traceback
 		// and context are read exactly as a full read would.
 		rs, skipped := h, 0
 		for skipped < ringSize && rs > pos {
-			rs = bytes.LastIndexByte(b[:rs-1], '\n') + 1
+			rs = lastNewline(b[:rs-1]) + 1
 			skipped++
 		}
 		no += bytes.Count(b[pos:rs], []byte("\n"))
@@ -160,6 +192,28 @@ func (s *scanner) block(b []byte, first int) int {
 	}
 	s.keepTail(b, no)
 	return no
+}
+
+// quietHit reports whether the anchored line starting at h is of a
+// template already read in full without a failure: its raw shape is in
+// quietRaw, so that outside a traceback or a message segment would stop at
+// that same test (a logger's step line that prints memory figures, read
+// once per template rather than once per step). Such a line is skipped like
+// a line without an anchor: the lines before a later hit are still
+// replayed, and a line with "\r" is left to the per-segment test.
+func (s *scanner) quietHit(b []byte, h int) bool {
+	if len(s.quietRaw) == 0 {
+		return false
+	}
+	line := b[h:]
+	if end := bytes.IndexByte(line, '\n'); end >= 0 {
+		line = line[:end]
+	}
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	if len(line) == 0 || bytes.IndexByte(line, '\r') >= 0 {
+		return false
+	}
+	return s.quietRaw[rawShapeOf(line)]
 }
 
 // feedLine feeds the line starting at pos and returns the next line's start.
@@ -198,7 +252,9 @@ func indexGroup(b []byte, g keyGroup) int {
 		}
 		i += off
 		for k, w := range g.keys {
-			if st := i - g.offs[k]; st >= 0 && bytes.HasPrefix(b[st:], w) {
+			// the key's first byte first: a frequent pivot (the M of
+			// "MiB") is tried against every key of its group
+			if st := i - g.offs[k]; st >= 0 && st+len(w) <= len(b) && b[st] == w[0] && bytes.Equal(b[st:st+len(w)], w) {
 				return st
 			}
 		}

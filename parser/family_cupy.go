@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"regexp"
 	"strings"
 	"sync"
 )
@@ -10,7 +9,7 @@ import (
 // get a block from the device. Both layouts print the request and what
 // the pool already holds, in bytes.
 type cupyPatterns struct {
-	reCuPyAlloc *regexp.Regexp
+	reCuPyAlloc *lazyRegexp
 }
 
 // cupyRes compiles the CuPy patterns on first use, once per process.
@@ -21,7 +20,7 @@ var cupyRes = sync.OnceValue(func() *cupyPatterns {
 		// "cupy.cuda.memory.OutOfMemoryError: out of memory to allocate
 		// 1073741824 bytes (total 12373894656 bytes)" (Chainer's trainer prints
 		// the same after "Exception in main training loop: ")
-		reCuPyAlloc: regexp.MustCompile(`(?i)out of memory (?:to allocate|allocating) (\d[\d,]*) bytes \((?:total|allocated so far:) (\d[\d,]*) bytes\)`),
+		reCuPyAlloc: lazyRE(`(?i)out of memory (?:to allocate|allocating) (\d[\d,]*) bytes \((?:total|allocated so far:) (\d[\d,]*) bytes\)`),
 	}
 })
 

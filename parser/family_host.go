@@ -3,18 +3,17 @@ package parser
 // Host memory kills: the kernel OOM killer, SIGKILL notices, schedulers.
 
 import (
-	"regexp"
 	"strings"
 )
 
 var (
-	reKernelKill    = regexp.MustCompile(`Kill(?:ed)? process (\d+) \(([^)]*)\)`)
-	reOOMKillTask   = regexp.MustCompile(`oom-kill:.*?task=([^,]+),pid=(\d+)`)
-	reShellKilled   = regexp.MustCompile(`line \d+:\s+(\d+) Killed\s+(.*)$`)
-	reElasticFailed = regexp.MustCompile(`failed \(exitcode: -9\) local_rank: (\d+) \(pid: (\d+)\)`)
-	reElasticExit   = regexp.MustCompile(`exitcode\s*: -9 \(pid: (\d+)\)`)
-	reSigkillPID    = regexp.MustCompile(`Signal 9 \(SIGKILL\) received by PID (\d+)`)
-	reSlurmLimit    = regexp.MustCompile(`exceeded memory limit \((\d+) > (\d+)\)`)
+	reKernelKill    = lazyRE(`Kill(?:ed)? process (\d+) \(([^)]*)\)`)
+	reOOMKillTask   = lazyRE(`oom-kill:.*?task=([^,]+),pid=(\d+)`)
+	reShellKilled   = lazyRE(`line \d+:\s+(\d+) Killed\s+(.*)$`)
+	reElasticFailed = lazyRE(`failed \(exitcode: -9\) local_rank: (\d+) \(pid: (\d+)\)`)
+	reElasticExit   = lazyRE(`exitcode\s*: -9 \(pid: (\d+)\)`)
+	reSigkillPID    = lazyRE(`Signal 9 \(SIGKILL\) received by PID (\d+)`)
+	reSlurmLimit    = lazyRE(`exceeded memory limit \((\d+) > (\d+)\)`)
 )
 
 func fillKernelKill(ev *Event, msg string) {

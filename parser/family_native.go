@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -11,32 +10,32 @@ import (
 var (
 	// "Failed to CUDA calloc 8388608 bytes" (NCCL's own cudaMalloc, after
 	// "ncclUnhandledCudaError: Call to CUDA function failed.")
-	reNCCLAlloc = regexp.MustCompile(`Failed to CUDA (?:calloc|malloc|host alloc|hostAlloc|mallocAsync)(?: async)? (\d+) bytes`)
+	reNCCLAlloc = lazyRE(`Failed to CUDA (?:calloc|malloc|host alloc|hostAlloc|mallocAsync)(?: async)? (\d+) bytes`)
 	// "Out of memory error on GPU 0. Cannot allocate 18.062744MB memory on GPU 0,
 	// available memory is only 17.537501MB." (PaddlePaddle 2.x; newer releases
 	// add "N memory has been allocated and" before "available")
-	rePaddle = regexp.MustCompile(`Out of memory error on (GPU|XPU|NPU|MLU|CPU)\s*(\d+)\.(?:\s*Cannot allocate (\S+) memory on \w+ \d+,(?: (\S+) memory has been allocated and)? available memory is only (\S+?)\.?(?:\s|$))?`)
+	rePaddle = lazyRE(`Out of memory error on (GPU|XPU|NPU|MLU|CPU)\s*(\d+)\.(?:\s*Cannot allocate (\S+) memory on \w+ \d+,(?: (\S+) memory has been allocated and)? available memory is only (\S+?)\.?(?:\s|$))?`)
 	// "model requires more system memory (164.8 GiB) than is available (13.4 GiB)" (Ollama)
-	reOllama = regexp.MustCompile(`model requires more (system|GPU|gpu)? ?memory \(([^)]+)\) than is available \(([^)]+)\)`)
+	reOllama = lazyRE(`model requires more (system|GPU|gpu)? ?memory \(([^)]+)\) than is available \(([^)]+)\)`)
 	// "vkAllocateMemory failed -2" (ncnn: VK_ERROR_OUT_OF_DEVICE_MEMORY = -2,
 	// VK_ERROR_OUT_OF_HOST_MEMORY = -1)
-	reVulkanFailed = regexp.MustCompile(`\b(vk[A-Z]\w*) failed (-[12])\b`)
+	reVulkanFailed = lazyRE(`\b(vk[A-Z]\w*) failed (-[12])\b`)
 	// "TT_FATAL: Out of Memory: Not enough space to allocate 167,772,160 B DRAM
 	// buffer across 12 banks (allocated: 1,016,636,448 B, free: 55,185,344 B,
 	// largest free block: 8,713,184 B)" (Tenstorrent tt-metal)
-	reTTAlloc = regexp.MustCompile(`Not enough space to allocate ([\d,]+ ?B) (\w+)`)
-	reTTField = regexp.MustCompile(`(allocated|free|largest free block): ([\d,]+ ?B)\b`)
+	reTTAlloc = lazyRE(`Not enough space to allocate ([\d,]+ ?B) (\w+)`)
+	reTTField = lazyRE(`(allocated|free|largest free block): ([\d,]+ ?B)\b`)
 	// "[MPSNDArray initWithDevice:descriptor:] Error: total bytes of NDArray > 2**32"
-	reMPSNDArray = regexp.MustCompile(`total bytes of NDArray > 2\*\*(\d+)`)
+	reMPSNDArray = lazyRE(`total bytes of NDArray > 2\*\*(\d+)`)
 	// "Current platform can NOT allocate memory block with size larger than 4GB!" (IPEX)
-	reXPULimit = regexp.MustCompile(`can NOT allocate memory block with size larger than (\d+ ?[KMGT]i?B)`)
+	reXPULimit = lazyRE(`can NOT allocate memory block with size larger than (\d+ ?[KMGT]i?B)`)
 	// "[1]    9301 killed     python3 scripts/dream.py" (zsh job control),
 	// "[1]+  Killed                  python train.py" (bash)
-	reJobKilled = regexp.MustCompile(`^[\]|%]?\s?\[\d+\]\s*[+-]?\s+(?:(\d+)\s+)?(?:killed|Killed)\s+(\S.*)$`)
+	reJobKilled = lazyRE(`^[\]|%]?\s?\[\d+\]\s*[+-]?\s+(?:(\d+)\s+)?(?:killed|Killed)\s+(\S.*)$`)
 	// "RuntimeError: Invalid buffer size: 12.00 GB" (PyTorch MPS)
-	reMPSInvalidBuffer = regexp.MustCompile(`Invalid buffer size: (\d+(?:\.\d+)?\s?(?:[KMGT]i?B|bytes))`)
+	reMPSInvalidBuffer = lazyRE(`Invalid buffer size: (\d+(?:\.\d+)?\s?(?:[KMGT]i?B|bytes))`)
 	// "tcmalloc: large alloc 24180850688 bytes == (nil) @ …" (nil: the allocation failed)
-	reTcmalloc = regexp.MustCompile(`tcmalloc: large alloc (\d+) bytes`)
+	reTcmalloc = lazyRE(`tcmalloc: large alloc (\d+) bytes`)
 )
 
 // nativeMatchers are the families of native runtimes, tried after the
@@ -78,7 +77,7 @@ func nativeMatchers() []failureMatcher {
 		{
 			name:    "vulkan",
 			anchors: []string{"Memory failed -", "OUT_OF_DEVICE_MEMORY", "OUT_OF_HOST_MEMORY", "ErrorOutOfDeviceMemory", "ErrorOutOfHostMemory"},
-			locate:  regexp.MustCompile(`\bvk[A-Z]\w*Memory failed -[12]\b|(?:\b[A-Z][^:]{0,120}: )?(?:VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY|ErrorOutOf(?:Device|Host)Memory)`),
+			locate:  lazyRE(`\bvk[A-Z]\w*Memory failed -[12]\b|(?:\b[A-Z][^:]{0,120}: )?(?:VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY|ErrorOutOf(?:Device|Host)Memory)`),
 			kind:    KindCUDARuntime,
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Device = "vulkan", &Device{Type: "vulkan"}
@@ -99,7 +98,7 @@ func nativeMatchers() []failureMatcher {
 		{
 			name:    "tt-metal",
 			anchors: []string{"Not enough space to allocate"},
-			locate:  regexp.MustCompile(`(?:TT_FATAL: )?(?:Out of Memory: )?Not enough space to allocate`),
+			locate:  lazyRE(`(?:TT_FATAL: )?(?:Out of Memory: )?Not enough space to allocate`),
 			kind:    KindGeneric,
 			more: func(msg string) bool {
 				return !strings.Contains(msg, ")") && len(msg) < 600
@@ -109,7 +108,7 @@ func nativeMatchers() []failureMatcher {
 		{
 			name:    "mps-ndarray-limit",
 			anchors: []string{"MPSNDArray"},
-			locate:  regexp.MustCompile(`\S*MPSNDArray\.mm:\d+: failed assertion|\[MPSNDArray initWithDevice:descriptor:\] Error:`),
+			locate:  lazyRE(`\S*MPSNDArray\.mm:\d+: failed assertion|\[MPSNDArray initWithDevice:descriptor:\] Error:`),
 			kind:    KindMPS,
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Device, ev.Variant = "pytorch", &Device{Type: "mps"}, "mps-ndarray-limit"
@@ -125,7 +124,7 @@ func nativeMatchers() []failureMatcher {
 		{
 			name:    "ggml-context",
 			anchors: []string{"mem_buffer != NULL"},
-			locate:  regexp.MustCompile(`GGML_ASSERT: \S+ ctx->mem_buffer != NULL`),
+			locate:  lazyRE(`GGML_ASSERT: \S+ ctx->mem_buffer != NULL`),
 			kind:    KindCPU,
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Device, ev.Variant = "ggml", &Device{Type: "cpu"}, "ggml-context-malloc"
@@ -137,7 +136,7 @@ func nativeMatchers() []failureMatcher {
 			// disk. Make sure you have enough GPU RAM to fit the quantized model."
 			name:    "bnb-quantized-fit",
 			anchors: []string{"enough GPU RAM to fit"},
-			locate:  regexp.MustCompile(`(?:Some modules are dispatched on the CPU or the disk\. )?Make sure you have enough GPU RAM to fit`),
+			locate:  lazyRE(`(?:Some modules are dispatched on the CPU or the disk\. )?Make sure you have enough GPU RAM to fit`),
 			kind:    KindGeneric,
 			more:    func(msg string) bool { return !strings.Contains(msg, "quantized model") },
 			fill: func(ev *Event, msg string) {
@@ -162,7 +161,7 @@ func nativeMatchers() []failureMatcher {
 			// caused by insufficient shared memory (shm)." (PyTorch DataLoader)
 			name:    "dataloader-shm",
 			anchors: []string{"insufficient shared memory"},
-			locate:  regexp.MustCompile(`(?:ERROR: )?Unexpected bus error encountered in worker\. This might be caused by insufficient shared memory|insufficient shared memory \(shm\)`),
+			locate:  lazyRE(`(?:ERROR: )?Unexpected bus error encountered in worker\. This might be caused by insufficient shared memory|insufficient shared memory \(shm\)`),
 			kind:    KindHostKill,
 			fill: func(ev *Event, msg string) {
 				ev.Device, ev.Signal, ev.Variant = &Device{Type: "cpu"}, "Bus error", "dataloader-shm"
@@ -173,7 +172,7 @@ func nativeMatchers() []failureMatcher {
 			// allocate memory": the kernel refused host memory (ENOMEM)
 			name:    "enomem",
 			anchors: []string{"Cannot allocate memory", "cannot allocate memory", "ENOMEM"},
-			locate:  regexp.MustCompile(`(?:\[Errno 12\] |fork: )?[Cc]annot allocate memory|\bENOMEM\b`),
+			locate:  lazyRE(`(?:\[Errno 12\] |fork: )?[Cc]annot allocate memory|\bENOMEM\b`),
 			kind:    KindCPU,
 			fill: func(ev *Event, msg string) {
 				ev.Device, ev.Variant = &Device{Type: "cpu"}, "enomem"
@@ -183,7 +182,7 @@ func nativeMatchers() []failureMatcher {
 			// a Python traceback ending in a bare "MemoryError" (host memory)
 			name:    "python-memoryerror",
 			anchors: []string{"MemoryError"},
-			locate:  regexp.MustCompile(`^\s*(?:[\w.]+\.)?MemoryError\s*:?\s*$`),
+			locate:  lazyRE(`^\s*(?:[\w.]+\.)?MemoryError\s*:?\s*$`),
 			kind:    KindCPU,
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Device, ev.Variant = "python", &Device{Type: "cpu"}, "python-memoryerror"

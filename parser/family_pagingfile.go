@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"regexp"
 	"sync"
 )
 
@@ -12,7 +11,7 @@ import (
 // worker or a second process imports torch and maps the CUDA libraries;
 // it is host memory that ran out, not the GPU's.
 type windowsPatterns struct {
-	rePagingFile *regexp.Regexp
+	rePagingFile *lazyRegexp
 }
 
 // windowsRes compiles the Windows patterns on first use, once per process.
@@ -24,7 +23,7 @@ var windowsRes = sync.OnceValue(func() *windowsPatterns {
 		// 页面文件太小，无法完成操作。"), a Rust-built server's "The paging file is
 		// too small for this operation to complete. (os error 1455)", a JVM's
 		// "CreateProcess error=1455, The paging file is too small …"
-		rePagingFile: regexp.MustCompile(`\[WinError 1455\]|\(os error 1455\)|\berror=1455\b|[Tt]he paging file is too small for this operation|页面文件太小|ページング ファイルが小さすぎ`),
+		rePagingFile: lazyRE(`\[WinError 1455\]|\(os error 1455\)|\berror=1455\b|[Tt]he paging file is too small for this operation|页面文件太小|ページング ファイルが小さすぎ`),
 	}
 })
 
@@ -33,7 +32,7 @@ func windowsMatchers() []failureMatcher {
 	return []failureMatcher{
 		{
 			name:    "windows-paging-file",
-			anchors: []string{"1455", "paging file is too small", "页面文件太小", "ページング ファイル"},
+			anchors: []string{"WinError 1455", "os error 1455", "error=1455", "paging file is too small", "页面文件太小", "ページング ファイル"},
 			locate:  windowsRes().rePagingFile,
 			kind:    KindCPU,
 			fill: func(ev *Event, _ string) {

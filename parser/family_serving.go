@@ -3,26 +3,25 @@ package parser
 // Serving engines and native model runtimes: vLLM, ggml/llama.cpp, MegEngine, MLX/Metal, and the CPU allocators.
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
 
 var (
-	reCPUBytes      = regexp.MustCompile(`you tried to allocate (\d+) bytes`)
-	reNumpy         = regexp.MustCompile(`Unable to allocate ` + `(\d+(?:\.\d*)?\s?(?:[KMGT]i?B|bytes|B))` + ` for an array with shape \(([^)]*)\)(?: and data type (\w+))?`)
-	reGGMLAlloc     = regexp.MustCompile(`allocating ` + size + ` on device (\d+)`)
-	reGGMLUnable    = regexp.MustCompile(`unable to allocate (\S+) buffer`)
-	reGGMLBuffer    = regexp.MustCompile(`failed to allocate (?:(\S+) )?buffer of size (\d+)`)
-	reVulkanAlloc   = regexp.MustCompile(`Device memory allocation of size (\d+) failed`)
-	reMegRequest    = regexp.MustCompile(`requesting (\d+) bytes`)
-	reMegDevice     = regexp.MustCompile(`device=(\d+) mem_free=` + size + ` mem_tot=` + size)
-	reMetalMalloc   = regexp.MustCompile(`Attempting to allocate (\d+) bytes(?: which is greater than the maximum allowed buffer size of (\d+) bytes)?`)
-	reMetalGGML     = regexp.MustCompile(`failed to allocate buffer, size = ` + size)
-	reVLLMV0        = regexp.MustCompile(`max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)`)
-	reVLLMV1        = regexp.MustCompile(`max seq len \((\d+)\),? \(?` + size + ` KV cache is needed, which is larger than the available KV cache memory \(` + size + `\)`)
-	reVLLMEstimated = regexp.MustCompile(`estimated maximum model length is (\d+)`)
-	reVLLMStartup   = regexp.MustCompile(`Free memory on device \S*?\s*\[?(\w+)?:?(\d+)?\s*\]?\s*\(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)`)
+	reCPUBytes      = lazyRE(`you tried to allocate (\d+) bytes`)
+	reNumpy         = lazyRE(`Unable to allocate ` + `(\d+(?:\.\d*)?\s?(?:[KMGT]i?B|bytes|B))` + ` for an array with shape \(([^)]*)\)(?: and data type (\w+))?`)
+	reGGMLAlloc     = lazyRE(`allocating ` + size + ` on device (\d+)`)
+	reGGMLUnable    = lazyRE(`unable to allocate (\S+) buffer`)
+	reGGMLBuffer    = lazyRE(`failed to allocate (?:(\S+) )?buffer of size (\d+)`)
+	reVulkanAlloc   = lazyRE(`Device memory allocation of size (\d+) failed`)
+	reMegRequest    = lazyRE(`requesting (\d+) bytes`)
+	reMegDevice     = lazyRE(`device=(\d+) mem_free=` + size + ` mem_tot=` + size)
+	reMetalMalloc   = lazyRE(`Attempting to allocate (\d+) bytes(?: which is greater than the maximum allowed buffer size of (\d+) bytes)?`)
+	reMetalGGML     = lazyRE(`failed to allocate buffer, size = ` + size)
+	reVLLMV0        = lazyRE(`max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)`)
+	reVLLMV1        = lazyRE(`max seq len \((\d+)\),? \(?` + size + ` KV cache is needed, which is larger than the available KV cache memory \(` + size + `\)`)
+	reVLLMEstimated = lazyRE(`estimated maximum model length is (\d+)`)
+	reVLLMStartup   = lazyRE(`Free memory on device \S*?\s*\[?(\w+)?:?(\d+)?\s*\]?\s*\(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)`)
 )
 
 func fillVLLM(ev *Event, msg string) {

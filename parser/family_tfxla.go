@@ -3,17 +3,16 @@ package parser
 // TensorFlow and JAX/XLA families.
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
 
 var (
-	reXLATPU   = regexp.MustCompile(`Used ` + size + ` of ` + size + ` hbm`)
-	reTFShape  = regexp.MustCompile(`OOM when allocating tensor with shape\s?\[([\d, ]*)\](?: and type (\w+))?(?: on (\S+))?(?: by allocator (\w+))?`)
-	reTFBFC    = regexp.MustCompile(`Allocator \((\w+)\) ran out of memory trying to allocate ` + size)
-	reTFOld    = regexp.MustCompile(`Ran out of memory trying to allocate ` + size)
-	reTFDevice = regexp.MustCompile(`(?i)(?:device:|/)(GPU|CPU|TPU):(\d+)|\b(GPU|CPU)_(\d+)_bfc`)
+	reXLATPU   = lazyRE(`Used ` + size + ` of ` + size + ` hbm`)
+	reTFShape  = lazyRE(`OOM when allocating tensor with shape\s?\[([\d, ]*)\](?: and type (\w+))?(?: on (\S+))?(?: by allocator (\w+))?`)
+	reTFBFC    = lazyRE(`Allocator \((\w+)\) ran out of memory trying to allocate ` + size)
+	reTFOld    = lazyRE(`Ran out of memory trying to allocate ` + size)
+	reTFDevice = lazyRE(`(?i)(?:device:|/)(GPU|CPU|TPU):(\d+)|\b(GPU|CPU)_(\d+)_bfc`)
 )
 
 func fillTF(ev *Event, msg string) {

@@ -3,16 +3,15 @@ package parser
 // PyTorch allocator families: the caching allocator message of every era (CUDA, HIP, XPU, NPU, MUSA), cudaMallocAsync and MPS.
 
 import (
-	"regexp"
 	"strings"
 )
 
 var (
-	reDeviceWord   = regexp.MustCompile(`(\w+) out of memory\.\s*$`)
-	reGPUNew       = regexp.MustCompile(`GPU ?(\d+|[\x01-\x1f])? has a total capac(?:i)?ty of ` + size)
-	reTruncatedGPU = regexp.MustCompile(`Tried to allocate [^.]*\.\d+ \w+\. GPU\s*$`)
-	reAllocEnvHint = regexp.MustCompile(`(PYTORCH_(?:CUDA_|HIP_|MUSA_)?ALLOC_CONF)=expandable_segments`)
-	reMPS          = regexp.MustCompile(`MPS allocated: ` + size + `, other allocations: ` + size + `(?:, max allowed: ` + size + `)?\)\.?\s*Tried to allocate ` + size + `(?: on (private|shared) pool)?`)
+	reDeviceWord   = lazyRE(`(\w+) out of memory\.\s*$`)
+	reGPUNew       = lazyRE(`GPU ?(\d+|[\x01-\x1f])? has a total capac(?:i)?ty of ` + size)
+	reTruncatedGPU = lazyRE(`Tried to allocate [^.]*\.\d+ \w+\. GPU\s*$`)
+	reAllocEnvHint = lazyRE(`(PYTORCH_(?:CUDA_|HIP_|MUSA_)?ALLOC_CONF)=expandable_segments`)
+	reMPS          = lazyRE(`MPS allocated: ` + size + `, other allocations: ` + size + `(?:, max allowed: ` + size + `)?\)\.?\s*Tried to allocate ` + size + `(?: on (private|shared) pool)?`)
 )
 
 // torchMore reports whether a PyTorch allocator message read so far lacks

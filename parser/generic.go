@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"regexp"
 	"strings"
 	"sync"
 )
@@ -12,17 +11,17 @@ import (
 // Its figures come from generic size and device patterns; what it does not
 // print stays null.
 type genericPatterns struct {
-	reGenericWords      *regexp.Regexp
-	reGenericStatus     *regexp.Regexp
-	reGenericError      *regexp.Regexp
-	reGenericBenign     *regexp.Regexp
-	reGenericCode       *regexp.Regexp
-	reGenericHeading    *regexp.Regexp
-	reGenericRequest    *regexp.Regexp
-	reGenericFree       *regexp.Regexp
-	reGenericTotal      *regexp.Regexp
-	reGenericDeviceType *regexp.Regexp
-	reGenericDeviceIdx  *regexp.Regexp
+	reGenericWords      *lazyRegexp
+	reGenericStatus     *lazyRegexp
+	reGenericError      *lazyRegexp
+	reGenericBenign     *lazyRegexp
+	reGenericCode       *lazyRegexp
+	reGenericHeading    *lazyRegexp
+	reGenericRequest    *lazyRegexp
+	reGenericFree       *lazyRegexp
+	reGenericTotal      *lazyRegexp
+	reGenericDeviceType *lazyRegexp
+	reGenericDeviceIdx  *lazyRegexp
 }
 
 // genericRes compiles the generic patterns on first use, once per process.
@@ -32,42 +31,42 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// "out of memory", "OUT_OF_MEMORY", "OutOfMemory", "resource exhausted",
 		// "failed to allocate", "cannot allocate", "allocation of 2 GB failed",
 		// "not enough memory", "insufficient device memory", "OOM"
-		reGenericWords: regexp.MustCompile(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _])?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|\bbad_alloc\b|\boom\b`),
+		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _])?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|\bbad_alloc\b|\boom\b`),
 		// numeric statuses, read when no words say it: cudaErrorMemoryAllocation and
 		// CUDA_ERROR_OUT_OF_MEMORY are 2, hipErrorOutOfMemory 2,
 		// VK_ERROR_OUT_OF_DEVICE_MEMORY -2
-		reGenericStatus: regexp.MustCompile(`\b(?:cuda|cu|hip)\w*[^;\n]{0,60}?(?:\(2 vs\. 0\)|(?:error|status|code|result|returned|failed with)(?: code)?\s*[=:]?\s*\(?2\)?(?:[\s,.;:)]|$))|\bvk\w*[^;\n]{0,40}?(?:error|result|failed|returned)\s*[=:]?\s*-2\b`),
+		reGenericStatus: lazyRE(`\b(?:cuda|cu|hip)\w*[^;\n]{0,60}?(?:\(2 vs\. 0\)|(?:error|status|code|result|returned|failed with)(?: code)?\s*[=:]?\s*\(?2\)?(?:[\s,.;:)]|$))|\bvk\w*[^;\n]{0,40}?(?:error|result|failed|returned)\s*[=:]?\s*-2\b`),
 		// an error context: a level, a check macro, an exception class, an
 		// abort, or the source path a C++ runtime throws from
 		// ("/onnxruntime_src/onnxruntime/core/framework/bfc_arena.cc:368 void*
 		// onnxruntime::BFCArena::AllocateRawInternal(…) Failed to allocate
 		// memory for requested buffer of size 15728896"); a bare file name is
 		// a logger's tag ("[W812 16:00:28.6 CUDACachingAllocator.cpp:3933]")
-		reGenericError: regexp.MustCompile(`[/\\][\w.-]+\.(?:cc|cpp|cxx|cu|c|h|hpp|mm):\d+\b|\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w(?:Error|Exception|Failure)\b|_?ERROR_|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w`),
+		reGenericError: lazyRE(`[/\\][\w.-]+\.(?:cc|cpp|cxx|cu|c|h|hpp|mm):\d+\b|\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w(?:Error|Exception|Failure)\b|_?ERROR_|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w`),
 		// words that make a mention advice, documentation, a handled case or a
 		// warning rather than a failure
-		reGenericBenign: regexp.MustCompile(`(?i)\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b`),
+		reGenericBenign: lazyRE(`(?i)\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b`),
 		// code and prose around a failure, not the failure: a handler, a
 		// definition, a comment. A keyword is a whole word ("defaultAllocator.cpp::…]
 		// Error Code 1: Cuda Runtime (out of memory)" is no "def"), and "*"
 		// opens a comment line only before a space ("*ERROR: HIPError(code
 		// hipErrorOutOfMemory, out of memory)*" is Markdown emphasis)
-		reGenericCode: regexp.MustCompile(`^\s*(?:(?:except|catch|if|elif|else|def|class|import|from|print|return|raise|with|for|while|assert)\b|#|//|/\*|\*(?:\s|$)|logger\.|log\.|>>>|\$ )|\bexcept\b|\bcatch\s*\(`),
+		reGenericCode: lazyRE(`^\s*(?:(?:except|catch|if|elif|else|def|class|import|from|print|return|raise|with|for|while|assert)\b|#|//|/\*|\*(?:\s|$)|logger\.|log\.|>>>|\$ )|\bexcept\b|\bcatch\s*\(`),
 		// a Markdown heading that holds a log line, not a comment: "# [E] [TRT]
 		// C:\source\rtSafe\safeRuntime.cpp (25) - Cuda Error in …: 2 (out of
 		// memory)", "# RuntimeError: CUDA error: …", "# E:onnxruntime:Default, …"
-		reGenericHeading: regexp.MustCompile(`^\s*#{1,6}\s+(?:\[|[\w.]*(?:Error|Exception|Failure)\b|[A-Z]{1,8}:)`),
+		reGenericHeading: lazyRE(`^\s*#{1,6}\s+(?:\[|[\w.]*(?:Error|Exception|Failure)\b|[A-Z]{1,8}:)`),
 		// a size a generic message asks for: "allocate 1.50 GiB", "of size 8388608",
 		// "requested 2 GB", "allocation of 512 MB"
-		reGenericRequest: regexp.MustCompile(`(?i)(?:allocat(?:e|ing|ion of)|request(?:ed|ing)?(?: for| of)?|requested amount of (?:\w+ )?memory \(|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b|\d{4,}\b)`),
+		reGenericRequest: lazyRE(`(?i)(?:allocat(?:e|ing|ion of)|request(?:ed|ing)?(?: for| of)?|requested amount of (?:\w+ )?memory \(|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b|\d{4,}\b)`),
 		// "(3.20 GiB free)", "free: 55 MB", "available memory is only 17.5MB"
-		reGenericFree: regexp.MustCompile(`(?i)(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\s+(?:is\s+)?free\b|\bfree(?: memory)?\s*[:=]\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b|\bavailable(?: memory)?(?: is)?(?: only)?\s*[:=]?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b`),
+		reGenericFree: lazyRE(`(?i)(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\s+(?:is\s+)?free\b|\bfree(?: memory)?\s*[:=]\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b|\bavailable(?: memory)?(?: is)?(?: only)?\s*[:=]?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b`),
 		// "total: 24 GiB", "24.00 GiB total"
-		reGenericTotal: regexp.MustCompile(`(?i)\btotal(?: memory| capacity)?\s*[:=]\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b|(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\s+total\b`),
+		reGenericTotal: lazyRE(`(?i)\btotal(?: memory| capacity)?\s*[:=]\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b|(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\s+total\b`),
 		// the device type by name, and its index in any notation: "GPU 0",
 		// "GPU=0", "cuda:1", "device 2", "device ordinal 0"
-		reGenericDeviceType: regexp.MustCompile(`(?i)\b(cuda|hip|rocm|vulkan|metal|mps|xpu|npu|tpu|sycl|level.?zero|ze_result|ur_result)|\b(gpu|nvidia|amdgpu|ascend|cpu|host|ram|system memory)\b`),
-		reGenericDeviceIdx:  regexp.MustCompile(`(?i)\b(?:gpu|cuda|device(?: ordinal)?|dev|ordinal|rocm|hip|xpu|npu)\s*[:=#]?\s*(\d{1,3})\b`),
+		reGenericDeviceType: lazyRE(`(?i)\b(cuda|hip|rocm|vulkan|metal|mps|xpu|npu|tpu|sycl|level.?zero|ze_result|ur_result)|\b(gpu|nvidia|amdgpu|ascend|cpu|host|ram|system memory)\b`),
+		reGenericDeviceIdx:  lazyRE(`(?i)\b(?:gpu|cuda|device(?: ordinal)?|dev|ordinal|rocm|hip|xpu|npu)\s*[:=#]?\s*(\d{1,3})\b`),
 	}
 })
 
@@ -88,10 +87,10 @@ func genericMatcher() failureMatcher {
 
 // reGenericLine finds where a generic failure's text starts: the line
 // itself (genericFailure decides whether it is one).
-var reGenericLine = regexp.MustCompile(`^\s*`)
+var reGenericLine = lazyRE(`^\s*`)
 
 // reGenericExc reads the exception class a generic message starts with.
-var reGenericExc = regexp.MustCompile(`^([A-Za-z_][\w.:]*(?:Error|Exception|Failure))\s*:`)
+var reGenericExc = lazyRE(`^([A-Za-z_][\w.:]*(?:Error|Exception|Failure))\s*:`)
 
 // genericFailure reports whether a line is a memory failure by its words
 // alone, and the words that make it one: the vocabulary and the error

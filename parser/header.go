@@ -3,13 +3,12 @@ package parser
 // A notebook exception header that is all a log says about its failure.
 
 import (
-	"regexp"
 	"strings"
 )
 
 // reMemoryHeader is an IPython traceback header naming a memory error
 // class: "OutOfMemoryError                          Traceback (most recent call last)".
-var reMemoryHeader = regexp.MustCompile(`^\s*(\S*(?:OutOfMemoryError|MemoryError|ResourceExhaustedError))\s+Traceback \(most recent call last\)`)
+var reMemoryHeader = lazyRE(`^\s*(\S*(?:OutOfMemoryError|MemoryError|ResourceExhaustedError))\s+Traceback \(most recent call last\)`)
 
 // headerFailure keeps a notebook's exception header that names a memory
 // error as a tentative failure: when the message itself was not pasted, the

@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -11,8 +10,8 @@ import (
 // line; the first whose anchor and locator match owns the line.
 type failureMatcher struct {
 	name    string
-	anchors []string       // the line must contain one of these (cheap test first)
-	locate  *regexp.Regexp // finds where the failure's text starts
+	anchors []string // the line must contain one of these (cheap test first)
+	locate  finder   // finds where the failure's text starts
 	kind    string
 	// more reports whether msg, as read so far, continues on the next line.
 	more func(msg string) bool
@@ -31,18 +30,24 @@ type failureMatcher struct {
 	fill  func(ev *Event, msg string)
 }
 
+// A finder locates a failure's text in a line: a *regexp.Regexp, or a
+// *lazyRegexp compiled on first use.
+type finder interface {
+	FindStringIndex(s string) []int
+}
+
 const size = `(\d+(?:\.\d+)?\s?(?:bytes|KiB|MiB|GiB|TiB|KB|MB|GB|TB|kB|B|K|M|G|T)?)`
 
 // Clause patterns of the PyTorch caching allocator message, every era.
 var (
-	reAsyncDevice   = regexp.MustCompile(`Allocation on device(?: (\d+))?`)
-	reAsyncField    = regexp.MustCompile(`(Currently allocated|Requested|Device limit|Free \(according to CUDA\)|PyTorch limit \(set by user-supplied memory fraction\))\s*:\s*` + size)
-	reXLABytes      = regexp.MustCompile(`(?:trying to allocate|allocating) (\d+(?:\.\d+)?\s?(?:bytes|[KMGT]iB|B)?)`)
-	reXLARequest    = regexp.MustCompile(`Failed to allocate request for ` + size + ` \((\d+)B\) on device ordinal (\d+)`)
-	reXLAFromDevice = regexp.MustCompile(`failed to allocate ` + size + ` \((\d+) bytes\) from device`)
+	reAsyncDevice   = lazyRE(`Allocation on device(?: (\d+))?`)
+	reAsyncField    = lazyRE(`(Currently allocated|Requested|Device limit|Free \(according to CUDA\)|PyTorch limit \(set by user-supplied memory fraction\))\s*:\s*` + size)
+	reXLABytes      = lazyRE(`(?:trying to allocate|allocating) (\d+(?:\.\d+)?\s?(?:bytes|[KMGT]iB|B)?)`)
+	reXLARequest    = lazyRE(`Failed to allocate request for ` + size + ` \((\d+)B\) on device ordinal (\d+)`)
+	reXLAFromDevice = lazyRE(`failed to allocate ` + size + ` \((\d+) bytes\) from device`)
 	// "DataLoader worker (pid 1817) is killed by signal: Killed.", PaddlePaddle's
 	// "DataLoader process (pid 3063) exited is killed by signal: Killed"
-	reDataLoaderKill = regexp.MustCompile(`DataLoader (worker|process) \(pid(?:\(s\))? (\d+)[\d, ]*\) (?:exited )?is killed by signal: ([A-Za-z][A-Za-z ]*[A-Za-z])`)
+	reDataLoaderKill = lazyRE(`DataLoader (worker|process) \(pid(?:\(s\))? (\d+)[\d, ]*\) (?:exited )?is killed by signal: ([A-Za-z][A-Za-z ]*[A-Za-z])`)
 )
 
 // failureMatchers lists the message families in the order they are tried.
@@ -65,7 +70,7 @@ func frameworkMatchers() []failureMatcher {
 			name:    "mps",
 			closes:  true,
 			anchors: []string{"MPS backend out of memory"},
-			locate:  regexp.MustCompile(`MPS backend out of memory`),
+			locate:  lazyRE(`MPS backend out of memory`),
 			kind:    KindMPS,
 			more: func(msg string) bool {
 				return !strings.Contains(msg, "Tried to allocate") || !strings.Contains(msg, " pool")
@@ -76,7 +81,7 @@ func frameworkMatchers() []failureMatcher {
 			name:    "torch-allocator",
 			closes:  true,
 			anchors: []string{"Tried to allocate"},
-			locate:  regexp.MustCompile(`(?:Current platform can NOT allocate memory block with size larger than \w+! |\b\w+ out of memory\. )?Tried to allocate`),
+			locate:  lazyRE(`(?:Current platform can NOT allocate memory block with size larger than \w+! |\b\w+ out of memory\. )?Tried to allocate`),
 			more:    torchMore,
 			fill:    fillTorch,
 		},
@@ -98,7 +103,7 @@ func frameworkMatchers() []failureMatcher {
 		{
 			name:    "mlx-metal",
 			anchors: []string{"[metal::malloc]", "Insufficient Memory", "kIOGPUCommandBufferCallbackErrorOutOfMemory", "maximum allowed buffer size"},
-			locate:  regexp.MustCompile(`\[metal::malloc\]|Attempting to allocate \d+ bytes which is greater than the maximum allowed buffer size|\[METAL\].*Insufficient Memory|Insufficient Memory \(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory\)`),
+			locate:  lazyRE(`\[metal::malloc\]|Attempting to allocate \d+ bytes which is greater than the maximum allowed buffer size|\[METAL\].*Insufficient Memory|Insufficient Memory \(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory\)`),
 			kind:    KindMPS,
 			more: func(msg string) bool {
 				return strings.Contains(msg, "Attempting to allocate") && strings.Contains(msg, "which is") && !strings.HasSuffix(strings.TrimSpace(msg), "bytes.")
@@ -108,7 +113,7 @@ func frameworkMatchers() []failureMatcher {
 		{
 			name:    "tensorflow",
 			anchors: []string{"OOM when allocating", "ran out of memory trying to allocate", "Ran out of memory trying to allocate"},
-			locate:  regexp.MustCompile(`OOM when allocating|Allocator \(\w+\) ran out of memory trying to allocate \S+ \(rounded|Ran out of memory trying`),
+			locate:  lazyRE(`OOM when allocating|Allocator \(\w+\) ran out of memory trying to allocate \S+ \(rounded|Ran out of memory trying`),
 			kind:    KindTF,
 			// graph mode names the op on the next line: "\t [[{{node model/conv2d/Conv2D}}]]"
 			// (a wrap can cut that node line too: it is read to its "]]")
@@ -126,7 +131,7 @@ func frameworkMatchers() []failureMatcher {
 		{
 			name:    "xla",
 			anchors: []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "Out of memory allocating", "Failed to allocate request for", "from device: CUDA_ERROR_OUT_OF_MEMORY", "from device: HIP_ERROR_OutOfMemory", "bytes) from device", "Ran out of memory in memory space"},
-			locate:  regexp.MustCompile(`RESOURCE_EXHAUSTED|Resource exhausted|Out of memory allocating|Failed to allocate request for|failed to allocate \S+ \(\d+ bytes\) from device|XLA:TPU compile permanent error`),
+			locate:  lazyRE(`RESOURCE_EXHAUSTED|Resource exhausted|Out of memory allocating|Failed to allocate request for|failed to allocate \S+ \(\d+ bytes\) from device|XLA:TPU compile permanent error`),
 			kind:    KindXLA,
 			more: func(msg string) bool {
 				return !reXLABytes.MatchString(msg) && !reXLARequest.MatchString(msg) && !reXLAFromDevice.MatchString(msg) && !strings.Contains(msg, "hbm")
@@ -136,21 +141,21 @@ func frameworkMatchers() []failureMatcher {
 		{
 			name:    "vllm",
 			anchors: []string{"No available memory for the cache blocks", "stored in KV cache", "KV cache is needed", "on startup is less than desired GPU memory utilization"},
-			locate:  regexp.MustCompile(`No available memory for the cache blocks|The model's max seq len|To serve at least one request|Free memory on device`),
+			locate:  lazyRE(`No available memory for the cache blocks|The model's max seq len|To serve at least one request|Free memory on device`),
 			kind:    KindServing,
 			fill:    fillVLLM,
 		},
 		{
 			name:    "cpu-allocator",
 			anchors: []string{"DefaultCPUAllocator", "CPUAllocator.cpp", "Unable to allocate"},
-			locate:  regexp.MustCompile(`\[enforce fail at [^\]]*CPUAllocator\.cpp:\d+\][^.]*\. (?:DefaultCPUAllocator|\d+ vs \d+)|\[enforce fail at [^\]]*alloc_cpu\.cpp:\d+\]|DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|Unable to allocate \d.* for an array with shape`),
+			locate:  lazyRE(`\[enforce fail at [^\]]*CPUAllocator\.cpp:\d+\][^.]*\. (?:DefaultCPUAllocator|\d+ vs \d+)|\[enforce fail at [^\]]*alloc_cpu\.cpp:\d+\]|DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|Unable to allocate \d.* for an array with shape`),
 			kind:    KindCPU,
 			fill:    fillCPU,
 		},
 		{
 			name:    "thc",
 			anchors: []string{"error (2) : out of memory", "error=2 : out of memory"},
-			locate:  regexp.MustCompile(`cuda runtime error \(2\) : out of memory|THCudaCheck FAIL .*error=2 : out of memory`),
+			locate:  lazyRE(`cuda runtime error \(2\) : out of memory|THCudaCheck FAIL .*error=2 : out of memory`),
 			kind:    KindCUDA,
 			fill: func(ev *Event, msg string) {
 				ev.Variant = "torch-0.x-thc"
@@ -161,7 +166,7 @@ func frameworkMatchers() []failureMatcher {
 		{
 			name:    "cublas",
 			anchors: []string{"CUBLAS_STATUS_ALLOC_FAILED", "CUBLAS_STATUS_NOT_INITIALIZED"},
-			locate:  regexp.MustCompile(`(?:CUDA error: |failed to create cublas handle: )?CUBLAS_STATUS_(?:ALLOC_FAILED|NOT_INITIALIZED)`),
+			locate:  lazyRE(`(?:CUDA error: |failed to create cublas handle: )?CUBLAS_STATUS_(?:ALLOC_FAILED|NOT_INITIALIZED)`),
 			kind:    KindCUBLAS,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
@@ -177,7 +182,7 @@ func frameworkMatchers() []failureMatcher {
 		{
 			name:    "cudnn",
 			anchors: []string{"CUDNN_STATUS_"},
-			locate:  regexp.MustCompile(`(?i:cudnn(?: Frontend)? (?:error|failure)):? ?CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_HOST_ALLOCATION_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|EXECUTION_FAILED|MAPPING_ERROR|NOT_SUPPORTED)|CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)`),
+			locate:  lazyRE(`(?i:cudnn(?: Frontend)? (?:error|failure)):? ?CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_HOST_ALLOCATION_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|EXECUTION_FAILED|MAPPING_ERROR|NOT_SUPPORTED)|CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)`),
 			kind:    KindCUDNN,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
@@ -187,7 +192,7 @@ func frameworkMatchers() []failureMatcher {
 		{
 			name:    "nccl",
 			anchors: []string{"'out of memory'"},
-			locate:  regexp.MustCompile(`Cuda failure (?:2 )?'out of memory'`),
+			locate:  lazyRE(`Cuda failure (?:2 )?'out of memory'`),
 			kind:    KindNCCL,
 			fill:    func(ev *Event, msg string) { ev.Device = &Device{Type: "cuda"}; ev.Framework = "nccl" },
 		},
@@ -200,14 +205,14 @@ func runtimeMatchers() []failureMatcher {
 		{
 			name:    "ggml",
 			anchors: []string{"cudaMalloc failed", "failed to allocate", "Device memory allocation of size", "unable to allocate"},
-			locate:  regexp.MustCompile(`\w*: allocating \S+ \w+ on device \d+: cudaMalloc failed: out of memory|cudaMalloc failed while requesting|Device memory allocation of size \d+ failed|\w*: failed to allocate (?:\S+ )?buffer of size \d+|\w*: error: failed to allocate buffer, size =|unable to allocate \S+ buffer`),
+			locate:  lazyRE(`\w*: allocating \S+ \w+ on device \d+: cudaMalloc failed: out of memory|cudaMalloc failed while requesting|Device memory allocation of size \d+ failed|\w*: failed to allocate (?:\S+ )?buffer of size \d+|\w*: error: failed to allocate buffer, size =|unable to allocate \S+ buffer`),
 			kind:    KindCUDARuntime,
 			fill:    fillGGML,
 		},
 		{
 			name:    "cuda-runtime",
 			anchors: []string{"error: out of memory", "error out of memory", "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY"},
-			locate:  regexp.MustCompile(`(?:CUDA|HIP) (?:runtime |driver )?error: out of memory|(?:CUDA|HIP|cuda) failed with error out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY`),
+			locate:  lazyRE(`(?:CUDA|HIP) (?:runtime |driver )?error: out of memory|(?:CUDA|HIP|cuda) failed with error out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY`),
 			kind:    KindCUDARuntime,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
@@ -219,14 +224,14 @@ func runtimeMatchers() []failureMatcher {
 		{
 			name:    "kernel-oom-killer",
 			anchors: []string{"Killed process", "Kill process", "oom-kill:", "invoked oom-killer"},
-			locate:  regexp.MustCompile(`(?:Memory cgroup out of memory|Out of memory(?: \(oom_kill_allocating_task\))?): Kill(?:ed)? process \d+|^Killed process \d+|oom-kill:constraint=|\S+ invoked oom-killer`),
+			locate:  lazyRE(`(?:Memory cgroup out of memory|Out of memory(?: \(oom_kill_allocating_task\))?): Kill(?:ed)? process \d+|^Killed process \d+|oom-kill:constraint=|\S+ invoked oom-killer`),
 			kind:    KindHostKill,
 			fill:    fillKernelKill,
 		},
 		{
 			name:    "dataloader-killed",
 			anchors: []string{"is killed by signal", "exited unexpectedly"},
-			locate:  regexp.MustCompile(`DataLoader (?:worker|process) \(pid(?:\(s\))? [\d, ]+\) (?:(?:exited )?is killed by signal: (?:Killed|Bus error)|exited unexpectedly)`),
+			locate:  lazyRE(`DataLoader (?:worker|process) \(pid(?:\(s\))? [\d, ]+\) (?:(?:exited )?is killed by signal: (?:Killed|Bus error)|exited unexpectedly)`),
 			kind:    KindHostKill,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cpu"}
@@ -245,7 +250,7 @@ func runtimeMatchers() []failureMatcher {
 		{
 			name:    "sigkill",
 			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "exits with return code = -9", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "appears to have died", "exit code 137", "exit status 137", "exited with code 137", "terminated by signal 9", "interrupted by signal 9", "Getötet", "Processus arrêté", "Terminado (killed)", "Ucciso", "Morto", "Убито", "已杀死"},
-			locate:  regexp.MustCompile(`(?:^|[\]|%])\s*(?:Killed|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито|已杀死)(?: \(core dumped\)| \(Speicherabzug geschrieben\))?\s*$|(?:^|[\]|%]\s?)\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|line \d+:\s+\d+ Killed\s|\bexit(?:ed with)? (?:code|status) 137\b|(?:terminated|interrupted) by signal 9\b|(?:^|[\]|%]\s?)zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
+			locate:  lazyRE(`(?:^|[\]|%])\s*(?:Killed|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито|已杀死)(?: \(core dumped\)| \(Speicherabzug geschrieben\))?\s*$|(?:^|[\]|%]\s?)\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|line \d+:\s+\d+ Killed\s|\bexit(?:ed with)? (?:code|status) 137\b|(?:terminated|interrupted) by signal 9\b|(?:^|[\]|%]\s?)zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
 			kind:    KindHostKill,
 			fill:    fillSigkill,
 		},
@@ -279,7 +284,7 @@ func reshapedMatchers() []failureMatcher {
 			name:    "torch-allocator-retyped",
 			closes:  true,
 			anchors: []string{"tried to allocate", "TRIED TO ALLOCATE", "Tried To Allocate", "triedtoallocate"},
-			locate:  regexp.MustCompile(`(?i)\b\w+ ?out ?of ?memory\.? ?tried ?to ?allocate`),
+			locate:  lazyRE(`(?i)\b\w+ ?out ?of ?memory\.? ?tried ?to ?allocate`),
 			more:    func(msg string) bool { return torchMore(canonTorch(msg)) },
 			fill: func(ev *Event, msg string) {
 				fillTorch(ev, canonTorch(msg))
@@ -292,7 +297,7 @@ func reshapedMatchers() []failureMatcher {
 			name:    "torch-sentence",
 			closes:  true,
 			anchors: []string{"out of memory"},
-			locate:  regexp.MustCompile(`\b(?:CUDA|HIP|XPU|NPU|MUSA|MLU) out of memory\.?\s*$`),
+			locate:  lazyRE(`\b(?:CUDA|HIP|XPU|NPU|MUSA|MLU) out of memory\.?\s*$`),
 			more: func(msg string) bool {
 				return !strings.Contains(msg, "Tried to allocate") || torchMore(msg)
 			},

@@ -2,7 +2,6 @@ package parser
 
 import (
 	"bytes"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -70,33 +69,33 @@ func toText(b []byte) string {
 // rank ones also name the stream a traceback belongs to.
 var (
 	// "[rank3]: ", "rank4]: " (a paste that lost its bracket)
-	rankPrefix = regexp.MustCompile(`^\[?rank(\d+)\]:\s?`)
+	rankPrefix = lazyRE(`^\[?rank(\d+)\]:\s?`)
 	// "[default0]:" from torchrun --tee / LocalElasticAgent
-	defaultPrefix = regexp.MustCompile(`^\[([A-Za-z_]*?)(\d+)\]:`)
+	defaultPrefix = lazyRE(`^\[([A-Za-z_]*?)(\d+)\]:`)
 	// "[1,0]<stderr>:" from Open MPI --tag-output
-	mpiPrefix = regexp.MustCompile(`^\[\d+,(\d+)\]<std(?:out|err)>:\s?`)
+	mpiPrefix = lazyRE(`^\[\d+,(\d+)\]<std(?:out|err)>:\s?`)
 	// "(EngineCore_DP0 pid=16388) ", "(VllmWorker rank=0 pid=428) "
-	procTagPrefix = regexp.MustCompile(`^\([A-Za-z_][\w]*(?: rank=(\d+))?(?: pid=\d+)\)\s*`)
+	procTagPrefix = lazyRE(`^\([A-Za-z_][\w]*(?: rank=(\d+))?(?: pid=\d+)\)\s*`)
 	// "ERROR 04-01 23:46:56 [engine.py:160] " (vLLM)
-	vllmPrefix = regexp.MustCompile(`^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[^\]]*\] `)
+	vllmPrefix = lazyRE(`^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[^\]]*\] `)
 	// "E0325 20:57:27.620000 2606 site-packages/…/api.py:869] " (glog)
-	glogPrefix = regexp.MustCompile(`^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [^\]]*\] `)
+	glogPrefix = lazyRE(`^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [^\]]*\] `)
 	// "2024-07-12 14:40:46.377091: W tensorflow/…/bfc_allocator.cc:485] " (TensorFlow C++)
-	tfPrefix = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IWEF] [^\]]*\] `)
+	tfPrefix = lazyRE(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IWEF] [^\]]*\] `)
 	// "[2023-04-14 13:10:02,121] [INFO] [utils.py:786:see_memory_usage] " (DeepSpeed)
-	dsPrefix = regexp.MustCompile(`^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\] \[\w+\] \[[^\]]*\] `)
+	dsPrefix = lazyRE(`^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\] \[\w+\] \[[^\]]*\] `)
 	// "2024-06-17T13:18:29.371622Z ERROR shard-manager: ", "2024-01-01 10:00:00,123 - INFO - "
-	isoPrefix = regexp.MustCompile(`^\[?\d{4}-\d\d-\d\d[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s*(?:[-|:]\s*)?(?:(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\s*(?:[-|:]\s*)?(?:[\w.\-]+:\s+)?)?`)
+	isoPrefix = lazyRE(`^\[?\d{4}-\d\d-\d\d[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s*(?:[-|:]\s*)?(?:(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\s*(?:[-|:]\s*)?(?:[\w.\-]+:\s+)?)?`)
 	// "ERROR:torch.distributed.elastic.multiprocessing.api:" (Python logging default)
-	pyLogPrefix = regexp.MustCompile(`^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL):[\w.]+:`)
+	pyLogPrefix = lazyRE(`^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL):[\w.]+:`)
 	// "[ 5403.117934] " (dmesg), "[Tue Mar 11 10:15:33 2025] " (dmesg -T)
-	dmesgPrefix = regexp.MustCompile(`^\[\s*\d+\.\d+\]\s*|^\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]\s*`)
+	dmesgPrefix = lazyRE(`^\[\s*\d+\.\d+\]\s*|^\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]\s*`)
 	// "Mar 11 10:15:33 gpu-node-3 kernel: " (journal)
-	journalPrefix = regexp.MustCompile(`^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ \S+?: `)
+	journalPrefix = lazyRE(`^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ \S+?: `)
 	// "11 16:42:50" (MegEngine), "[11:47:17] "
-	clockPrefix = regexp.MustCompile(`^(?:\d{1,2} )?\[?\d\d:\d\d:\d\d(?:\.\d+)?\]?\s?`)
+	clockPrefix = lazyRE(`^(?:\d{1,2} )?\[?\d\d:\d\d:\d\d(?:\.\d+)?\]?\s?`)
 	// "0: " from srun --label
-	srunPrefix = regexp.MustCompile(`^(\d{1,4}): `)
+	srunPrefix = lazyRE(`^(\d{1,4}): `)
 )
 
 // A stripped line is the text left after removing known prefixes, with the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -112,6 +111,8 @@ type scanner struct {
 	wrap      wrapLine // the last line that failed every matcher, for joinWrapped
 	lineQuiet bool     // the physical line being read holds no key at all
 	rawShape  uint64   // the current line's raw shape, 0 when not computed
+	hits      []int    // the anchored lines of the current block (driver.go)
+	hits2     []int    // those of its second half, searched alongside
 }
 
 // A ringLine is one recent line. Its text and progress counters are read
@@ -429,8 +430,8 @@ func containsAny(s string, subs []string) bool {
 	return false
 }
 
-var reReprOpen = regexp.MustCompile(`([A-Za-z_][\w.]*)\(\s*['"]$`)
-var reExcBefore = regexp.MustCompile(`([A-Za-z_][\w.]*(?:Error|Exception|Exhausted\w*))(?:\s*\([^)]*\))?\s*:\s*$`)
+var reReprOpen = lazyRE(`([A-Za-z_][\w.]*)\(\s*['"]$`)
+var reExcBefore = lazyRE(`([A-Za-z_][\w.]*(?:Error|Exception|Exhausted\w*))(?:\s*\([^)]*\))?\s*:\s*$`)
 
 // open starts an event at the failure text found on a line.
 func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, start, no int, tb *traceback, words []string) {
@@ -509,10 +510,10 @@ func (s *scanner) wrapRest(next string) bool {
 
 // reRecordStart is a line that starts a log record of its own: a prefix, a
 // timestamp, a level, a "name: " label.
-var reRecordStart = regexp.MustCompile(`^(?:\[|\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|[IWEF]\d{4} |(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|[\w.\-]+:\s|\w+\s+\| )`)
+var reRecordStart = lazyRE(`^(?:\[|\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|[IWEF]\d{4} |(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b|[\w.\-]+:\s|\w+\s+\| )`)
 
 // reUnitLead is a line that starts with the unit a wrap cut from its figure.
-var reUnitLead = regexp.MustCompile(`^(?:[KMGTP]i?B|bytes)\b`)
+var reUnitLead = lazyRE(`^(?:[KMGTP]i?B|bytes)\b`)
 
 // wrapContinues reports whether next reads as the wrapped rest of a line:
 // prose that starts no record of its own and holds no failure by itself.
@@ -542,7 +543,7 @@ func (s *scanner) startsFailure(text string) bool {
 
 // reExcLead is what may stand before a failure's text at the start of a
 // line: nothing, or an exception class.
-var reExcLead = regexp.MustCompile(`^\s*(?:[\w.]*(?:Error|Exception)\s*:?\s*)?$`)
+var reExcLead = lazyRE(`^\s*(?:[\w.]*(?:Error|Exception)\s*:?\s*)?$`)
 
 // engineOf names the serving engine whose process printed a line, from its
 // prefix: vLLM tags its processes ("(VllmWorkerProcess pid=…)",

@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"regexp"
 	"strings"
 	"sync"
 )
@@ -67,27 +66,27 @@ func splitWord(prev, next string) bool {
 // They are compiled on first use: only a retyped message needs them.
 var torchCanon = sync.OnceValue(func() []canonRule {
 	return []canonRule{
-		{regexp.MustCompile(`(?i)\b(cuda|hip|xpu|npu)\s*out\s*of\s*memory\.?\s*`), "CUDA out of memory. "},
-		{regexp.MustCompile(`(?i)tried\s*to\s*allocate\s*`), "Tried to allocate "},
-		{regexp.MustCompile(`(?i)(\d)\s*(gib|mib|kib)\b`), "$1 $2"},
-		{regexp.MustCompile(`(?i)\(?\s*gpu\s*(\d+)\s*;\s*`), "(GPU $1; "},
-		{regexp.MustCompile(`(?i)\s*total\s*capacity\s*;\s*`), " total capacity; "},
-		{regexp.MustCompile(`(?i)\s*already\s*allocated\s*;?\s*`), " already allocated; "},
-		{regexp.MustCompile(`(?i)\s*free\s*;\s*`), " free; "},
-		{regexp.MustCompile(`(?i)\s*reserved\s*in\s*total\s*by\s*pytorch\)?`), " reserved in total by PyTorch)"},
-		{regexp.MustCompile(`(?i)\bgpu\s*(\d+)\s*has\s*a\s*total\s*capacity\s*of\s*`), "GPU $1 has a total capacity of "},
-		{regexp.MustCompile(`(?i)\s*of\s*which\s*`), " of which "},
-		{regexp.MustCompile(`(?i)\s*is\s*free\b`), " is free"},
-		{regexp.MustCompile(`(?i)this\s*process\s*has\s*`), "this process has "},
-		{regexp.MustCompile(`(?i)of\s*the\s*allocated\s*memory\s*`), "Of the allocated memory "},
-		{regexp.MustCompile(`(?i)\s*is\s*allocated\s*by\s*pytorch`), " is allocated by PyTorch"},
-		{regexp.MustCompile(`(?i)\s*is\s*reserved\s*by\s*pytorch\s*but\s*unallocated`), " is reserved by PyTorch but unallocated"},
+		{lazyRE(`(?i)\b(cuda|hip|xpu|npu)\s*out\s*of\s*memory\.?\s*`), "CUDA out of memory. "},
+		{lazyRE(`(?i)tried\s*to\s*allocate\s*`), "Tried to allocate "},
+		{lazyRE(`(?i)(\d)\s*(gib|mib|kib)\b`), "$1 $2"},
+		{lazyRE(`(?i)\(?\s*gpu\s*(\d+)\s*;\s*`), "(GPU $1; "},
+		{lazyRE(`(?i)\s*total\s*capacity\s*;\s*`), " total capacity; "},
+		{lazyRE(`(?i)\s*already\s*allocated\s*;?\s*`), " already allocated; "},
+		{lazyRE(`(?i)\s*free\s*;\s*`), " free; "},
+		{lazyRE(`(?i)\s*reserved\s*in\s*total\s*by\s*pytorch\)?`), " reserved in total by PyTorch)"},
+		{lazyRE(`(?i)\bgpu\s*(\d+)\s*has\s*a\s*total\s*capacity\s*of\s*`), "GPU $1 has a total capacity of "},
+		{lazyRE(`(?i)\s*of\s*which\s*`), " of which "},
+		{lazyRE(`(?i)\s*is\s*free\b`), " is free"},
+		{lazyRE(`(?i)this\s*process\s*has\s*`), "this process has "},
+		{lazyRE(`(?i)of\s*the\s*allocated\s*memory\s*`), "Of the allocated memory "},
+		{lazyRE(`(?i)\s*is\s*allocated\s*by\s*pytorch`), " is allocated by PyTorch"},
+		{lazyRE(`(?i)\s*is\s*reserved\s*by\s*pytorch\s*but\s*unallocated`), " is reserved by PyTorch but unallocated"},
 	}
 })
 
 // A canonRule rewrites one phrase to its canonical spelling.
 type canonRule struct {
-	re   *regexp.Regexp
+	re   *lazyRegexp
 	with string
 }
 

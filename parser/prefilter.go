@@ -135,17 +135,28 @@ func groupKeys(keys []string) []keyGroup {
 	left := append([]string{}, keys...)
 	var out []keyGroup
 	for len(left) > 0 {
+		// holding[c] is how many ungrouped keys hold byte c: counted key by
+		// key, not byte by byte over every key, since a pasted log pays for
+		// building the prefilter on every run.
+		var holding [256]int
+		for _, k := range left {
+			var seen [256]bool
+			for i := 0; i < len(k); i++ {
+				if !seen[k[i]] {
+					seen[k[i]] = true
+					holding[k[i]]++
+				}
+			}
+		}
 		best, bestN, bestRank := byte(0), 0, 1<<30
 		for c := 1; c < 256; c++ {
+			n := holding[c]
+			if n == 0 {
+				continue
+			}
 			r := byteRank(byte(c))
 			if r >= 100 {
 				continue // a frequent byte makes a slow pass
-			}
-			n := 0
-			for _, k := range left {
-				if strings.IndexByte(k, byte(c)) >= 0 {
-					n++
-				}
 			}
 			if n > bestN || n == bestN && n > 0 && r < bestRank {
 				best, bestN, bestRank = byte(c), n, r

@@ -17,10 +17,18 @@ const MaxLineBytes = 64 << 10
 const tailBytes = 16 << 10
 
 // blockSize is how much input is read, and scanned for anchors, at a time.
-const blockSize = 4 << 20
+// It is also most of oomdoc's resident memory on a large log (issue 11
+// asks for a peak of 16 MiB at most).
+const blockSize = 1 << 20
+
+// longLineSize is how long a line may run without a newline before it is
+// read as an over-long line, its head and tail kept (longLine). The buffer
+// grows to it only when a line does not end within a block.
+const longLineSize = 4 << 20
 
 // blockReader yields the input as blocks of whole lines, in bounded
-// memory: about blockSize + MaxLineBytes, whatever the input.
+// memory: about blockSize + MaxLineBytes, or longLineSize + MaxLineBytes
+// once a line has run longer than a block, whatever the input.
 type blockReader struct {
 	r     io.Reader
 	buf   []byte
@@ -44,8 +52,8 @@ func (b *blockReader) fill(want int) {
 		b.start = 0
 	}
 	for b.n < want && !b.eof && b.err == nil {
-		if b.n == len(b.buf) && len(b.buf) < blockSize+MaxLineBytes {
-			grown := make([]byte, blockSize+MaxLineBytes)
+		if b.n == len(b.buf) && len(b.buf) < want+MaxLineBytes {
+			grown := make([]byte, want+MaxLineBytes)
 			copy(grown, b.buf[:b.n])
 			b.buf = grown
 		}
@@ -66,20 +74,24 @@ func (b *blockReader) fill(want int) {
 // "\n" except perhaps the input's last. The block is valid until the next
 // call. ok is false at the end of input or after a read error.
 func (b *blockReader) next() (block []byte, ok bool) {
-	b.fill(blockSize)
-	data := b.buf[b.start:b.n]
-	if len(data) == 0 {
-		return nil, false
+	// A block ends at the last newline in blockSize bytes; a line that runs
+	// past them is read on, up to longLineSize, for its end.
+	for _, want := range [...]int{blockSize, longLineSize} {
+		b.fill(want)
+		data := b.buf[b.start:b.n]
+		if len(data) == 0 {
+			return nil, false
+		}
+		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+			b.start += i + 1
+			return data[:i+1], true
+		}
+		if b.eof || b.err != nil {
+			b.start = b.n
+			return data, true
+		}
 	}
-	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
-		b.start += i + 1
-		return data[:i+1], true
-	}
-	if b.eof || b.err != nil {
-		b.start = b.n
-		return data, true
-	}
-	// No newline in a full buffer: an over-long line.
+	// No newline in longLineSize bytes: an over-long line.
 	return b.longLine(), true
 }
 

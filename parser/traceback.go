@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -34,25 +33,25 @@ const (
 
 var (
 	// `  File "/app/train.py", line 42, in main`
-	rePyFrame = regexp.MustCompile(`^\s*File "([^"]*)", line (\d+)(?:, in (.*))?$`)
+	rePyFrame = lazyRE(`^\s*File "([^"]*)", line (\d+)(?:, in (.*))?$`)
 	// IPython ≥ 8: `File /opt/…/dataloader.py:1473, in _MultiProcessingDataLoaderIter._get_data(self)`
-	reIPyFile = regexp.MustCompile(`^File (\S.*?):(\d+), in (\S+?)(?:\(.*)?$`)
+	reIPyFile = lazyRE(`^File (\S.*?):(\d+), in (\S+?)(?:\(.*)?$`)
 	// IPython ≥ 8: `Cell In[5], line 3`
-	reIPyCell = regexp.MustCompile(`^(Cell In\[\d+\]), line (\d+)`)
+	reIPyCell = lazyRE(`^(Cell In\[\d+\]), line (\d+)`)
 	// IPython ≤ 7: `<ipython-input-5-366cceb6869e> in <module>`, `/usr/…/module.py in _call_impl(self, *input)`
-	reIPyOld = regexp.MustCompile(`^(<ipython-input-[\w-]+>|/\S+\.py) in (\S+?)(?:\(.*)?$`)
+	reIPyOld = lazyRE(`^(<ipython-input-[\w-]+>|/\S+\.py) in (\S+?)(?:\(.*)?$`)
 	// JupyterLab renders IPython paths as links:
 	// `File [~/…/module.py:1511](http://host:8888/lab/tree/…#line=1510), in Module._call_impl(self)`
-	reIPyLink = regexp.MustCompile(`^File \[(\S.*?):(\d+)\]\([^)]*\), in (\S+?)(?:\(.*)?$`)
+	reIPyLink = lazyRE(`^File \[(\S.*?):(\d+)\]\([^)]*\), in (\S+?)(?:\(.*)?$`)
 	// Rich tracebacks: `│ /home/u/InvokeAI/black.py:16 in <module>                │`
-	reRichFrame = regexp.MustCompile(`^│\s*(\S.*?):(\d+) in (\S+)\s*│?\s*$`)
+	reRichFrame = lazyRE(`^│\s*(\S.*?):(\d+) in (\S+)\s*│?\s*$`)
 	// IPython context: `----> 3 z = x @ y`, `-> 1473     success, data = …`, `      1 x = …`
-	reIPyCode = regexp.MustCompile(`^\s*(-*>)?\s*(\d+) (.*)$`)
+	reIPyCode = lazyRE(`^\s*(-*>)?\s*(\d+) (.*)$`)
 	// `OutOfMemoryError                          Traceback (most recent call last)`
 	// Rich marks the raising line: `│ ❱ 16 image = pipe(prompt).images[0]   │`
-	reRichCode  = regexp.MustCompile(`^│\s*(❱)?\s*(\d+)\s(.*?)\s*│?\s*$`)
-	reIPyHeader = regexp.MustCompile(`^\S+\s+Traceback \(most recent call last\)`)
-	reCaret     = regexp.MustCompile(`^\s*[\^~]+\s*$`)
+	reRichCode  = lazyRE(`^│\s*(❱)?\s*(\d+)\s(.*?)\s*│?\s*$`)
+	reIPyHeader = lazyRE(`^\S+\s+Traceback \(most recent call last\)`)
+	reCaret     = lazyRE(`^\s*[\^~]+\s*$`)
 )
 
 // maxFrames bounds the frames kept per traceback: the outermost 32 and the
@@ -95,7 +94,7 @@ func (tb *traceback) feed(text string, lineNo int) (body bool) {
 	}
 	// IPython's and Rich's frame lines are distinctive enough to open a
 	// traceback on their own (pastes often start mid-traceback).
-	for _, re := range []*regexp.Regexp{reIPyLink, reRichFrame, reIPyFile} {
+	for _, re := range []*lazyRegexp{reIPyLink, reRichFrame, reIPyFile} {
 		if !strings.HasPrefix(trim, "File") && !strings.HasPrefix(trim, "│") {
 			break
 		}
@@ -182,6 +181,6 @@ func (tb *traceback) take() []Frame {
 // memory'" a few lines below the exception header.
 const doneWindow = 12
 
-var reExceptionLine = regexp.MustCompile(`^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure)\b(?:\(|:|$)`)
+var reExceptionLine = lazyRE(`^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure)\b(?:\(|:|$)`)
 
 func looksLikeException(s string) bool { return reExceptionLine.MatchString(s) }
