@@ -60,6 +60,18 @@ func nativeMatchers() []failureMatcher {
 			fill:    fillPaddle,
 		},
 		{
+			// PaddlePaddle 1.x's device-memory check in gpu_info.cc:
+			// "paddle.fluid.core.EnforceNotMet: enforce allocating <= available
+			// failed, 10513462067 > 1369702144", and from 1.5 "Enforce failed.
+			// Expected allocating <= available, but received
+			// allocating:10513462067 > available:1369702144."
+			name:    "paddle-1x-enforce",
+			anchors: []string{"allocating <= available"},
+			locate:  rePaddleEnforce,
+			kind:    KindPaddle,
+			fill:    fillPaddleEnforce,
+		},
+		{
 			name:    "ollama-memory-check",
 			anchors: []string{"memory ("},
 			locate:  reOllama,
@@ -204,6 +216,25 @@ func nativeMatchers() []failureMatcher {
 			},
 		},
 	}
+}
+
+// rePaddleEnforce reads both forms of PaddlePaddle 1.x's device-memory
+// check: the request, then what was available, in bytes.
+var rePaddleEnforce = lazyRE(`(?:enforce allocating <= available failed, (\d+) > (\d+)|Expected allocating <= available, but received allocating:(\d+) > available:(\d+))`)
+
+// fillPaddleEnforce reads the request and the free bytes of the 1.x check,
+// which gpu_info.cc makes on the CUDA device.
+func fillPaddleEnforce(ev *Event, msg string) {
+	ev.Framework, ev.Device = "paddlepaddle", &Device{Type: "cuda"}
+	m := rePaddleEnforce.FindStringSubmatch(msg)
+	if m == nil {
+		return
+	}
+	req, free := m[1], m[2]
+	if req == "" {
+		req, free = m[3], m[4]
+	}
+	ev.RequestedBytes, ev.FreeBytes = sizeOf(req), sizeOf(free)
 }
 
 func fillPaddle(ev *Event, msg string) {

@@ -30,22 +30,25 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// the memory-failure vocabulary, prose or constant form:
 		// "out of memory", "OUT_OF_MEMORY", "OutOfMemory", "resource exhausted",
 		// "failed to allocate", "cannot allocate", "allocation of 2 GB failed",
-		// "not enough memory", "insufficient device memory", "OOM"
-		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _])?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|\bbad_alloc\b|\boom\b`),
+		// "not enough memory", "insufficient device memory", "OOM", and the
+		// same in Chinese (显存不足 "GPU memory insufficient", 内存溢出
+		// "memory overflow"), Japanese (メモリ不足) and Korean (메모리 부족)
+		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _])?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|\bbad_alloc\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
 		// numeric statuses, read when no words say it: cudaErrorMemoryAllocation and
 		// CUDA_ERROR_OUT_OF_MEMORY are 2, hipErrorOutOfMemory 2,
 		// VK_ERROR_OUT_OF_DEVICE_MEMORY -2
 		reGenericStatus: lazyRE(`\b(?:cuda|cu|hip)\w*[^;\n]{0,60}?(?:\(2 vs\. 0\)|(?:error|status|code|result|returned|failed with)(?: code)?\s*[=:]?\s*\(?2\)?(?:[\s,.;:)]|$))|\bvk\w*[^;\n]{0,40}?(?:error|result|failed|returned)\s*[=:]?\s*-2\b`),
 		// an error context: a level, a check macro, an exception class, an
-		// abort, or the source path a C++ runtime throws from
+		// abort, the same words in Chinese, Japanese or Korean (错误, 失败,
+		// エラー, 오류), or the source path a C++ runtime throws from
 		// ("/onnxruntime_src/onnxruntime/core/framework/bfc_arena.cc:368 void*
 		// onnxruntime::BFCArena::AllocateRawInternal(…) Failed to allocate
 		// memory for requested buffer of size 15728896"); a bare file name is
 		// a logger's tag ("[W812 16:00:28.6 CUDACachingAllocator.cpp:3933]")
-		reGenericError: lazyRE(`[/\\][\w.-]+\.(?:cc|cpp|cxx|cu|c|h|hpp|mm):\d+\b|\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w(?:Error|Exception|Failure)\b|_?ERROR_|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w`),
+		reGenericError: lazyRE(`[/\\][\w.-]+\.(?:cc|cpp|cxx|cu|c|h|hpp|mm):\d+\b|\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w(?:Error|Exception|Failure)\b|_?ERROR_|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w|错误|錯誤|报错|失败|失敗|异常|異常|エラー|오류|실패`),
 		// words that make a mention advice, documentation, a handled case or a
 		// warning rather than a failure
-		reGenericBenign: lazyRE(`(?i)\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b`),
+		reGenericBenign: lazyRE(`(?i)\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b|警告|提示|如果|尝试|嘗試|建议|建議|重试|注意|警告|もし|場合は|경고|경우`),
 		// code and prose around a failure, not the failure: a handler, a
 		// definition, a comment. A keyword is a whole word ("defaultAllocator.cpp::…]
 		// Error Code 1: Cuda Runtime (out of memory)" is no "def"), and "*"
@@ -77,7 +80,9 @@ func genericMatcher() failureMatcher {
 		// every case form of the vocabulary holds one of these
 		anchors: []string{"memory", "Memory", "MEMORY", "xhausted", "XHAUSTED", "lloc", "LLOC", "OOM", "VRAM", "vram", "enough RAM", "insufficient RAM",
 			// a numeric status is read only next to the runtime's name
-			"(2 vs. 0)", "CUDA", "cudaMalloc", "cuMemAlloc", "hipMalloc", "VkResult", "VK_"},
+			"(2 vs. 0)", "CUDA", "cudaMalloc", "cuMemAlloc", "hipMalloc", "VkResult", "VK_",
+			// the CJK vocabulary
+			"显存", "内存", "記憶體", "顯存", "メモリ", "메모리"},
 		locate: reGenericLine,
 		judge:  genericFailure,
 		kind:   KindGeneric,

@@ -53,6 +53,13 @@ func TestGenericTier(t *testing.T) {
 		{"for step in range(10):  # fails with out of memory error otherwise", false, "", -1, 0},
 		{" * Failed to allocate: the error is returned to the caller", false, "", -1, 0},
 		{"[W301 11:02:03.44 Allocator.cpp:980] memory allocation failed for a prefetch buffer", false, "", -1, 0},
+		{"错误：显存不足，无法为模型分配 2.00 GiB (GPU 0)", true, "cuda", 0, 0},
+		{"RuntimeError: 推理失败，GPU 内存溢出", true, "cuda", -1, 0},
+		{"エラー: GPU のメモリ不足です", true, "cuda", -1, 0},
+		{"오류: GPU 메모리 부족", true, "cuda", -1, 0},
+		{"提示：如果显存不足，可以尝试减小 batch size", false, "", -1, 0},
+		{"显存占用 10.2 GiB，剩余 1.1 GiB", false, "", -1, 0},
+		{"警告：显存不足，正在重试（失败 1 次）", false, "", -1, 0},
 	} {
 		res, err := Parse(strings.NewReader(tc.line+"\n"), "x")
 		if err != nil {
