@@ -100,6 +100,9 @@ func (t *textWriter) heading(s string) {
 func (t *textWriter) report(rep advice.Report) {
 	name := strings.Join(rep.Inputs, ", ")
 	if len(rep.Events) == 0 {
+		if name == "-" {
+			name = "standard input"
+		}
 		t.line(t.st.good.Render("✓ No out-of-memory failure found") + " in " + SafeLine(name) + ".")
 		t.para("  ", "oomdoc looked for PyTorch (CUDA, ROCm, MPS, XPU, CPU), cuDNN/cuBLAS/NCCL, vLLM, JAX/XLA, TensorFlow, MLX, llama.cpp and host OOM-killer messages. If this run did crash, pass the whole log — the error is often above the last lines.")
 		t.measured(t.snap)

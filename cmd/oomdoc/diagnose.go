@@ -165,6 +165,9 @@ func (c *DiagnoseCmd) read(env *Env, name string) (input, error) {
 		return got, err
 	}
 	got.res = res
+	if watch != nil && res != nil && res.Lines == 0 {
+		got.notes = append(got.notes, "standard input was empty: if the command printed its error to the terminal, it went to stderr, so pipe both (python train.py 2>&1 | oomdoc)")
+	}
 	if watch != nil && res != nil && len(res.Events) == 0 && res.Lines > 0 && !watch.seen {
 		got.notes = append(got.notes, "standard input holds output but no traceback: tracebacks go to stderr, so pipe both (python train.py 2>&1 | oomdoc)")
 	}

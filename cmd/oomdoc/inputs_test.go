@@ -119,6 +119,15 @@ func TestStdinWithoutTracebackHint(t *testing.T) {
 	if strings.Contains(r.stderr, "2>&1") {
 		t.Errorf("hint despite a failure: %q", r.stderr)
 	}
+	// Empty stdin is what `python train.py | oomdoc` gives when the error
+	// went to stderr: it says so, in one line, and names standard input.
+	r = runWith(t, "", "--color=never")
+	if !strings.Contains(r.stderr, "standard input was empty") || strings.Count(r.stderr, "\n") != 1 || r.code != 0 {
+		t.Errorf("empty stdin: code %d, stderr %q", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "found in standard input.") {
+		t.Errorf("empty stdin report does not name standard input: %q", r.stdout)
+	}
 }
 
 // TestBadWidthIsRejected: --width outside 40..1000 is a usage error that
