@@ -81,7 +81,10 @@ func checkAttentionMatrix(f *Facts) *Finding {
 	}
 	// A single request that is a large share of the whole device, or larger
 	// than any single accelerator made (1 TiB) when the capacity is unknown.
-	if (f.Capacity > 0 && f.Requested >= f.Capacity*30/100 || f.Capacity == 0 && f.Requested >= 1<<40) && !f.TrainingLikely() {
+	// The hypothesis stands only where the log cannot say: frames that
+	// reach into the libraries' code and name no attention have already
+	// decided against it.
+	if (f.Capacity > 0 && f.Requested >= f.Capacity*30/100 || f.Capacity == 0 && f.Requested >= 1<<40) && !f.TrainingLikely() && !f.framesReachLibraries() {
 		fd.fire(attnHuge)
 		fd.Evidence = append(fd.Evidence, f.EventLine())
 		if f.Capacity > 0 {
@@ -99,6 +102,23 @@ func checkAttentionMatrix(f *Facts) *Finding {
 		return fd
 	}
 	return nil
+}
+
+// framesReachLibraries reports whether the traceback goes below the
+// user's own code into an installed package, where the failing operation
+// would be named.
+func (f *Facts) framesReachLibraries() bool {
+	for _, fr := range f.Ev.Frames {
+		if hasAny(fr.File, libraryPathCue().Words) {
+			return true
+		}
+	}
+	return false
+}
+
+// libraryPathCue holds the path parts of installed Python packages.
+func libraryPathCue() cue {
+	return words("site-packages", "dist-packages", "/lib/python", "\\lib\\site-packages")
 }
 
 // convOp reports whether a TensorFlow message names a convolutional op,
