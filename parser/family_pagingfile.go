@@ -32,7 +32,7 @@ func windowsMatchers() []failureMatcher {
 	return []failureMatcher{
 		{
 			name:    "windows-paging-file",
-			anchors: []string{"WinError 1455", "os error 1455", "error=1455", "paging file is too small", "页面文件太小", "ページング ファイル"},
+			anchors: []string{"WinError 1455", "(os error 1455)", "The paging file is too small", "页面文件太小", "ページング ファイル"},
 			locate:  windowsRes().rePagingFile,
 			kind:    KindCPU,
 			fill: func(ev *Event, _ string) {
