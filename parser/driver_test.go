@@ -25,3 +25,24 @@ func TestLastNewline(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockKeysAvoidFrequentPivots: every block key is searched by a pivot
+// byte, one pass over each block per group; a pivot that is frequent in
+// logs (a digit, a common letter) makes that pass stop on most lines and
+// can double the time of a large log. Only the listed keys may have one,
+// each for the reason given.
+func TestBlockKeysAvoidFrequentPivots(t *testing.T) {
+	allowed := map[string]string{
+		"lloc": "the generic tier's 'alloc'/'allocation' in lower case holds no rarer byte",
+	}
+	for _, g := range parserTables().groups {
+		if byteRank(g.pivot) < 100 {
+			continue
+		}
+		for _, k := range g.keys {
+			if _, ok := allowed[string(k)]; !ok {
+				t.Errorf("block key %q is searched by the frequent byte %q: anchor its matcher on a phrase with a rarer byte (a capital, punctuation)", k, g.pivot)
+			}
+		}
+	}
+}
