@@ -30,7 +30,7 @@ type CLI struct {
 	Version    VersionCmd       `cmd:"" help:"Print the version, the commit and the Go toolchain it was built with."`
 	Completion CompletionCmd    `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
 	Man        ManCmd           `cmd:"" hidden:"" help:"Print the manual page (roff), generated from this help."`
-	Output     string           `short:"o" placeholder:"FILE" type:"path" help:"Write the report to FILE instead of standard output (it replaces FILE only once the report is complete; - is standard output)."`
+	Output     string           `short:"o" placeholder:"FILE" type:"path" help:"Write the report to FILE instead of standard output (oomdoc run and --tee: instead of standard error); FILE is replaced only once the report is complete; - is standard output."`
 	ShowVer    kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
