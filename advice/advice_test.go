@@ -363,3 +363,26 @@ func TestMergeRanksAcrossInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestWeightFixesInsideVLLM: a PyTorch OOM raised inside vLLM's model
+// loader gets vLLM's weight fixes (a quantised checkpoint, tensor
+// parallelism, CPU offload), never a transformers from_pretrained snippet
+// the user cannot apply to `vllm serve`.
+func TestWeightFixesInsideVLLM(t *testing.T) {
+	rep := build(t, filepath.Join("..", "fixtures", "formats", "vllm-load-torch-oom.log"), rules.Hints{Model: "Qwen/Qwen2.5-72B-Instruct"})
+	var ids []string
+	for _, d := range rep.Diagnoses {
+		if d.Culprit != "weights-too-large" {
+			continue
+		}
+		for _, fx := range d.Fixes {
+			ids = append(ids, fx.ID)
+			if strings.Contains(fx.Snippet, "from_pretrained") {
+				t.Errorf("fix %s offers a transformers snippet inside vLLM: %q", fx.ID, fx.Snippet)
+			}
+		}
+	}
+	if len(ids) == 0 || !strings.HasPrefix(ids[0], "vllm-") {
+		t.Errorf("weights-too-large fixes %v: want vLLM's first", ids)
+	}
+}

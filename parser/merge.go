@@ -29,6 +29,12 @@ func sameFailure(prev, ev *Event) bool {
 	if prev.Message == ev.Message && prev.Kind == ev.Kind {
 		return true
 	}
+	if prev.Kind == ev.Kind && ev.Line-prev.Line <= reprWindow && sameFigures(prev, ev) {
+		// A logger's line quoting the exception ("ERROR … engine.py:160]
+		// RuntimeError('CUDA out of memory. Tried to allocate …')") and the
+		// traceback that ends in it: the same figures to the byte.
+		return true
+	}
 	if prev.Kind != ev.Kind || ev.Line-prev.Line > mergeWindow(ev.Kind) || prev.stream != ev.stream && prev.Rank == nil && ev.Rank == nil && ev.Kind != KindHostKill {
 		return false
 	}
@@ -47,6 +53,19 @@ func sameFailure(prev, ev *Event) bool {
 		return prev.PID == nil || ev.PID == nil || *prev.PID == *ev.PID
 	}
 	return nearSize(prev.RequestedBytes, ev.RequestedBytes)
+}
+
+// reprWindow is how many lines apart a failure quoted by a logger and the
+// traceback that raised it may be printed.
+const reprWindow = 40
+
+// sameFigures reports whether two allocator messages print the same
+// request, capacity and free memory, all three known: one failure printed
+// twice, not two failures that happen to share a request size.
+func sameFigures(a, b *Event) bool {
+	eq := func(x, y *int64) bool { return x != nil && y != nil && *x == *y }
+	return eq(a.RequestedBytes, b.RequestedBytes) && eq(a.TotalBytes, b.TotalBytes) && eq(a.FreeBytes, b.FreeBytes) &&
+		(a.AllocatedBytes == nil || b.AllocatedBytes == nil || *a.AllocatedBytes == *b.AllocatedBytes)
 }
 
 func sameRank(a, b *int) bool {
