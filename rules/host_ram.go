@@ -24,6 +24,7 @@ func hostRAM() Culprit {
 			{Name: hostSuspectKill, Strength: EvidenceSignal, Start: 1.5, Doc: "a SIGKILL / 'Killed' the log does not attribute to memory"},
 			{Name: hostShm, Strength: EvidenceSignal, Start: 3.0, Doc: "a DataLoader worker died of SIGBUS (shared memory full)"},
 		},
+		GuessNeeds:  hostMemoryPossible,
 		WouldDecide: "the kernel log: a SIGKILL is an OOM kill only when the kernel or the batch system says so",
 		Capture:     "dmesg | grep -i -E 'killed process|out of memory' (or journalctl -k), and the cgroup's memory.events",
 		Assess:      checkHostRAM,
@@ -37,6 +38,14 @@ const (
 	hostSuspectKill = "host-ram/suspected-kill"
 	hostShm         = "host-ram/shared-memory"
 )
+
+// hostMemoryPossible reports whether the failure could be host RAM's: a
+// device allocator's message (a CUDA, ROCm, MPS or XPU device, a
+// TensorFlow GPU_0_bfc) says the device ran out, not the machine.
+func hostMemoryPossible(f *Facts) bool {
+	d := f.Ev.Device
+	return d == nil || d.Type == "" || d.Type == "cpu" || d.Type == "host"
+}
 
 func checkHostRAM(f *Facts) *Finding {
 	ev := f.Ev
