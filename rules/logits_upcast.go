@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/oomdoc/oomdoc/parser"
 )
@@ -22,6 +23,7 @@ func logitsUpcast() Culprit {
 			{Name: logitsFrames, Strength: EvidenceSignal, Start: 1.5, Doc: "frames in lm_head, the logits' upcast or the loss over them"},
 			{Name: logitsTFShape, Strength: EvidenceSignal, Start: 1.5, Doc: "the failing tensor's last dimension is a model vocabulary"},
 			{Name: logitsFactor, Strength: HypothesisSignal, Start: 0.5, Doc: "the exact byte count factors as positions × a known vocabulary × bytes"},
+			{Name: logitsSettings, Strength: EvidenceSignal, Start: 3.0, Doc: "the batch size and sequence length the log prints × a known vocabulary × 2 or 4 bytes is the request"},
 			{Name: logitsBigInference, Strength: PriorSignal, Start: -0.5, Doc: "one multi-GiB buffer in an inference runtime, without frames"},
 		},
 		WouldDecide: "the frames of the failing call: a traceback through lm_head or the loss would confirm it",
@@ -35,6 +37,7 @@ const (
 	logitsFrames       = "logits-upcast/lm-head-frames"
 	logitsTFShape      = "logits-upcast/vocab-shape"
 	logitsFactor       = "logits-upcast/vocab-factorisation"
+	logitsSettings     = "logits-upcast/settings-arithmetic"
 	logitsBigInference = "logits-upcast/big-inference-buffer"
 )
 
@@ -77,7 +80,21 @@ func checkLogitsUpcast(f *Facts) *Finding {
 			}
 		}
 	}
+	batch, seq, sv, sb, setLines, bySettings := f.logitsFromSettings(vocab)
+	if bySettings {
+		// The log's own settings corroborate the arithmetic: batch ×
+		// sequence × vocabulary × bytes is the request, to its printed
+		// precision.
+		fd.fire(logitsSettings)
+		fd.Evidence = append(fd.Evidence, setLines...)
+		tokens, v, b = batch*seq, sv, sb
+	}
 	switch {
+	case bySettings:
+		if cued {
+			fd.fire(logitsFrames)
+			fd.Evidence = append(fd.Evidence, e)
+		}
 	case cued:
 		fd.fire(logitsFrames)
 		fd.Evidence = append(fd.Evidence, e)
@@ -103,12 +120,57 @@ func checkLogitsUpcast(f *Facts) *Finding {
 	fd.Evidence = append(fd.Evidence, f.EventLine())
 	fd.Title = "Logits over the whole vocabulary for every position"
 	fd.Explanation = "The language-model head computes batch × positions × vocabulary scores; many models upcast them to float32 for the softmax or the loss, and the loss makes further copies of the same size. Only the last position's logits are needed to generate."
-	if tokens > 0 {
+	if bySettings {
+		fd.Quantities.Tokens, fd.Quantities.Vocab, fd.Quantities.BytesPerElem, fd.Quantities.Batch, fd.Quantities.SeqLen = tokens, v, b, batch, seq
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s ≈ batch %d × sequence %s × %s vocabulary × %d B (the log's settings)", size(f.Requested), batch, commas(seq), commas(v), b))
+		fd.Title = fmt.Sprintf("Logits for batch %d × %s positions × %s vocabulary", batch, commas(seq), commas(v))
+	} else if tokens > 0 {
 		fd.Quantities.Tokens, fd.Quantities.Vocab, fd.Quantities.BytesPerElem, fd.Quantities.Batch = tokens, v, b, 1
 		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s = %s positions × %s vocabulary × %d B", size(f.Requested), commas(tokens), commas(v), b))
 		fd.Title = fmt.Sprintf("Float logits for %s positions × %s vocabulary", commas(tokens), commas(v))
 	}
 	return fd
+}
+
+// logitsFromSettings looks for the batch size and sequence length the log
+// prints (a trainer's arguments, a script's config) whose product, times
+// one of the vocabularies and 2 or 4 bytes, is the request to its printed
+// precision. It returns the factors and the setting lines that say them.
+func (f *Facts) logitsFromSettings(vocab []int64) (batch, seq, v, b int64, lines []Evidence, ok bool) {
+	if f.Requested < 64*mib {
+		return 0, 0, 0, 0, nil, false
+	}
+	lo, hi := requestRange(f.Ev)
+	var batches, seqs []parser.Setting
+	for _, s := range f.Res.Context.Settings {
+		switch s.Name {
+		case "per_device_train_batch_size", "per_device_eval_batch_size", "train_batch_size", "eval_batch_size", "batch_size":
+			batches = append(batches, s)
+		case "max_seq_length", "max_length", "max_model_len", "max-model-len":
+			seqs = append(seqs, s)
+		}
+	}
+	for _, bs := range batches {
+		nb, err := strconv.ParseInt(bs.Value, 10, 64)
+		if err != nil || nb <= 0 || nb > 4096 {
+			continue
+		}
+		for _, ss := range seqs {
+			ns, err := strconv.ParseInt(ss.Value, 10, 64)
+			if err != nil || ns < 16 || ns > 1<<22 {
+				continue
+			}
+			for _, voc := range vocab {
+				for _, bytes := range []int64{4, 2} {
+					if n := nb * ns * voc * bytes; n >= lo && n <= hi {
+						ev := []Evidence{{Input: f.Input, Line: bs.Line, Text: bs.Name + "=" + bs.Value}, {Input: f.Input, Line: ss.Line, Text: ss.Name + "=" + ss.Value}}
+						return nb, ns, voc, bytes, ev, true
+					}
+				}
+			}
+		}
+	}
+	return 0, 0, 0, 0, nil, false
 }
 
 // vocabShape reports whether the failing tensor's last dimension is a
