@@ -126,6 +126,7 @@ func labelConflicts() map[string]map[string]string {
 			"allocated_bytes": "the MPS message's 'MPS allocated' is the allocated figure in inf-011 and inf-012",
 		},
 		"c4b-018": {"device_kind": "the same MLX/Metal buffer-size error is device_kind 'mps' in inf-003"},
+		"c4a-037": {"reserved_unallocated_bytes": "the spec (report-json.md) puts PyTorch 1.0–1.3's 'N cached' figure here as printed; the label leaves it null"},
 	}
 }
 

@@ -84,7 +84,13 @@ func fillTorch(ev *Event, msg string) {
 		}
 	}
 	if v, ok := sizeBefore(msg, " cached)"); ok {
+		// 1.0–1.3's "N cached" is already cached-but-unallocated memory:
+		// the contract (report-json.md) puts it in reserved_unallocated_bytes
+		// as printed, and cached_bytes keeps the message's own word.
 		ev.CachedBytes = v
+		if ev.ReservedUnallocatedBytes == nil {
+			ev.ReservedUnallocatedBytes = v
+		}
 		ev.Variant = "torch-1.0-1.3"
 	}
 	// 2.x layout: "GPU 0 has a total capacity of … of which … is free. …"
