@@ -58,7 +58,7 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// a Markdown heading that holds a log line, not a comment: "# [E] [TRT]
 		// C:\source\rtSafe\safeRuntime.cpp (25) - Cuda Error in …: 2 (out of
 		// memory)", "# RuntimeError: CUDA error: …", "# E:onnxruntime:Default, …"
-		reGenericHeading: lazyRE(`^\s*#{1,6}\s+(?:\[|[\w.]*(?:Error|Exception|Failure)\b|[A-Z]{1,8}:)`),
+		reGenericHeading: lazyRE(`^\s*#{1,6}\s+(?:\[|[\w.]*(?:Error|Exception|Failure)\b|(?:E|F|ERROR|FATAL|CRITICAL):)`),
 		// a size a generic message asks for: "allocate 1.50 GiB", "of size 8388608",
 		// "requested 2 GB", "allocation of 512 MB"
 		reGenericRequest: lazyRE(`(?i)(?:allocat(?:e|ing|ion of)|request(?:ed|ing)?(?: for| of)?|requested amount of (?:\w+ )?memory \(|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b|\d{4,}\b)`),

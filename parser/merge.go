@@ -60,11 +60,13 @@ func sameFailure(prev, ev *Event) bool {
 const reprWindow = 40
 
 // sameFigures reports whether two allocator messages print the same
-// request, capacity and free memory, all three known: one failure printed
-// twice, not two failures that happen to share a request size.
+// request, capacity and free memory, all three known, on the same device:
+// one failure printed twice, not two failures that happen to share a
+// request size.
 func sameFigures(a, b *Event) bool {
 	eq := func(x, y *int64) bool { return x != nil && y != nil && *x == *y }
-	return eq(a.RequestedBytes, b.RequestedBytes) && eq(a.TotalBytes, b.TotalBytes) && eq(a.FreeBytes, b.FreeBytes) &&
+	sameDevice := a.Device == nil || b.Device == nil || a.Device.Index == nil || b.Device.Index == nil || *a.Device.Index == *b.Device.Index
+	return sameDevice && eq(a.RequestedBytes, b.RequestedBytes) && eq(a.TotalBytes, b.TotalBytes) && eq(a.FreeBytes, b.FreeBytes) &&
 		(a.AllocatedBytes == nil || b.AllocatedBytes == nil || *a.AllocatedBytes == *b.AllocatedBytes)
 }
 
@@ -169,9 +171,34 @@ func bfcAnnounces(prev, ev *Event) bool {
 // that raised it: the error decides the kind, framework and exception;
 // prev keeps its line and words, which came first.
 func adoptError(prev, ev *Event) {
-	prev.Kind, prev.Framework, prev.Exception, prev.Variant = ev.Kind, ev.Framework, ev.Exception, ev.Variant
+	prev.Kind = ev.Kind
+	if !tfKernelLine(ev) {
+		// The error names the program (jaxlib's XlaRuntimeError, its
+		// executor's "Execution of replica 0 failed"), except where
+		// TensorFlow's own kernel printed it ("OP_REQUIRES failed at
+		// xla_ops.cc:574 : RESOURCE_EXHAUSTED: …"): there the warning's
+		// framework stands.
+		prev.Framework = ev.Framework
+	}
+	if ev.Exception != "" {
+		prev.Exception = ev.Exception
+	}
+	if ev.Variant != "" {
+		prev.Variant = ev.Variant
+	}
 	if ev.Detection != nil {
 		prev.Detection = ev.Detection
 	}
 	mergeInto(prev, ev)
+}
+
+// tfKernelLine reports whether the error's own line is TensorFlow's
+// kernel report ("OP_REQUIRES failed at …").
+func tfKernelLine(ev *Event) bool {
+	for _, c := range ev.ContextLines {
+		if c.Line == ev.Line && strings.Contains(c.Text, "OP_REQUIRES") {
+			return true
+		}
+	}
+	return strings.Contains(ev.Message, "OP_REQUIRES")
 }
