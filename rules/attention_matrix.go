@@ -118,7 +118,7 @@ func (f *Facts) framesReachLibraries() bool {
 
 // libraryPathCue holds the path parts of installed Python packages.
 func libraryPathCue() cue {
-	return words("site-packages", "dist-packages", "/lib/python", "\\lib\\site-packages")
+	return words("site-packages", "dist-packages")
 }
 
 // convOp reports whether a TensorFlow message names a convolutional op,

@@ -36,6 +36,20 @@ func splits(fs []*Facts) map[string]split {
 // process's allocator.
 const outsideHolder = "other-process"
 
+// holdsOutside reports whether the other-process finding counts memory
+// outside this process: other processes the message lists, or capacity −
+// free − this process. Non-PyTorch memory inside the process and
+// nvidia-smi's totals (which include this process) do not.
+func holdsOutside(fd *Finding) bool {
+	for _, s := range fd.Signals {
+		switch s {
+		case otherListed, otherListedPart, otherOutside, otherOutsidePart:
+			return true
+		}
+	}
+	return false
+}
+
 // markCoCulprits caps and annotates the evidence findings of failures
 // whose outside and inside holders are co-culprits, then re-ranks the
 // findings by the capped confidence (ties keep the engine's order).
@@ -44,7 +58,7 @@ func markCoCulprits(found []Finding, sp map[string]split) {
 	for i := range found {
 		out := &found[i]
 		s, ok := sp[out.Event]
-		if !ok || out.Culprit != outsideHolder || out.Quantities.HolderBytes < s.short || s.inside < s.short {
+		if !ok || out.Culprit != outsideHolder || !holdsOutside(out) || out.Quantities.HolderBytes < s.short || s.inside < s.short {
 			continue
 		}
 		held := out.Quantities.HolderBytes + s.inside

@@ -8,7 +8,12 @@ import (
 func TestMarkCoCulprits(t *testing.T) {
 	const gib = int64(1) << 30
 	other := func(conf float64, holder int64) Finding {
-		return Finding{Culprit: "other-process", Event: "e1", Confidence: conf, Quantities: Quantities{HolderBytes: holder}}
+		return Finding{Culprit: "other-process", Event: "e1", Confidence: conf, Signals: []string{otherListed}, Quantities: Quantities{HolderBytes: holder}}
+	}
+	inProcess := func(conf float64, holder int64) Finding {
+		fd := other(conf, holder)
+		fd.Signals = []string{otherNonTorch}
+		return fd
 	}
 	inside := func(id string, conf float64) Finding {
 		return Finding{Culprit: id, Event: "e1", Confidence: conf}
@@ -47,6 +52,12 @@ func TestMarkCoCulprits(t *testing.T) {
 			found: []Finding{other(0.6, 6*gib), inside("activations", 0.3)},
 			split: map[string]split{},
 			want:  want{order: []string{"other-process", "activations"}, confs: []float64{0.6, 0.3}, co: [][]string{nil, nil}},
+		},
+		{
+			name:  "non-PyTorch memory inside this process is not an outside holder",
+			found: []Finding{inProcess(0.7, 40*gib), inside("activations", 0.2)},
+			split: map[string]split{"e1": {short: gib, inside: 79 * gib}},
+			want:  want{order: []string{"other-process", "activations"}, confs: []float64{0.7, 0.2}, co: [][]string{nil, nil}},
 		},
 		{
 			name:  "no in-process finding: the outside holder stands alone",

@@ -137,7 +137,7 @@ func checkLogitsUpcast(f *Facts) *Finding {
 // one of the vocabularies and 2 or 4 bytes, is the request to its printed
 // precision. It returns the factors and the setting lines that say them.
 func (f *Facts) logitsFromSettings(vocab []int64) (batch, seq, v, b int64, lines []Evidence, ok bool) {
-	if f.Requested < 64*mib {
+	if f.Requested < 256*mib {
 		return 0, 0, 0, 0, nil, false
 	}
 	lo, hi := requestRange(f.Ev)
@@ -146,7 +146,7 @@ func (f *Facts) logitsFromSettings(vocab []int64) (batch, seq, v, b int64, lines
 		switch s.Name {
 		case "per_device_train_batch_size", "per_device_eval_batch_size", "train_batch_size", "eval_batch_size", "batch_size":
 			batches = append(batches, s)
-		case "max_seq_length", "max_length", "max_model_len", "max-model-len":
+		case "max_seq_length", "max_length", "max_model_len":
 			seqs = append(seqs, s)
 		}
 	}
@@ -161,6 +161,11 @@ func (f *Facts) logitsFromSettings(vocab []int64) (batch, seq, v, b int64, lines
 				continue
 			}
 			for _, voc := range vocab {
+				if voc&(voc-1) == 0 {
+					// A power-of-two vocabulary times round settings is any
+					// round buffer size (8 × 2,048 × 32,768 × 4 B = 2 GiB).
+					continue
+				}
 				for _, bytes := range []int64{4, 2} {
 					if n := nb * ns * voc * bytes; n >= lo && n <= hi {
 						ev := []Evidence{{Input: f.Input, Line: bs.Line, Text: bs.Name + "=" + bs.Value}, {Input: f.Input, Line: ss.Line, Text: ss.Name + "=" + ss.Value}}
