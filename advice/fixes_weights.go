@@ -13,7 +13,7 @@ func weightsFixes(c *fixContext) []Fix {
 	case "vllm":
 		return vllmWeightsFixes(c)
 	}
-	if _, ok := c.f.Find(vllmCue()); ok {
+	if _, ok := c.f.Find(parser.CueVLLM()); ok {
 		// A PyTorch OOM inside vLLM's loader: vLLM's knobs, not transformers'.
 		return vllmWeightsFixes(c)
 	}
@@ -130,11 +130,6 @@ func comfyWeightsFixes() []Fix {
 		Snippet: "# Empty Latent Image: 1024x1024 → 768x768, batch_size 1; for video, fewer frames",
 		Caveat:  "Smaller or shorter outputs.",
 	}}
-}
-
-// vllmCue holds the words of frames and lines inside vLLM.
-func vllmCue() parser.Cue {
-	return parser.Cue{Name: "vllm", Words: []string{"vllm/", "vllm.", "vllm_ascend", "EngineCore", "vllm serve"}}
 }
 
 // vllmWeightsFixes are the weight fixes for vLLM.

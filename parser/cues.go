@@ -149,7 +149,13 @@ func CueForward() Cue {
 // text_generation_server and the Aphrodite fork, by their package paths,
 // module names, process and log prefixes and memory-share settings.
 func CueServing() Cue {
-	return Cue{"serving-engine", []string{"vllm/", "vllm.", "vllm_ascend", "EngineCore", "EngineCore_", "aphrodite/", "sglang/", "sglang.", "mem_fraction_static", "mem-fraction-static", "lmdeploy", "turbomind", "[TM]", "cache_max_entry_count", "tensorrt_llm", "[TensorRT-LLM]", "trtllm", "free_gpu_memory_fraction", "text_generation_server", "text_generation_launcher", "text-generation-launcher", "gpu_memory_utilization", "gpu-memory-utilization"}}
+	return Cue{"serving-engine", append(CueVLLM().Words, "aphrodite/", "sglang/", "sglang.", "mem_fraction_static", "mem-fraction-static", "lmdeploy", "turbomind", "[TM]", "cache_max_entry_count", "tensorrt_llm", "[TensorRT-LLM]", "trtllm", "free_gpu_memory_fraction", "text_generation_server", "text_generation_launcher", "text-generation-launcher", "gpu_memory_utilization", "gpu-memory-utilization")}
+}
+
+// CueVLLM is code inside vLLM itself (and its platform plugins such as
+// vllm_ascend): where vLLM's own knobs, not a library's, are the fixes.
+func CueVLLM() Cue {
+	return Cue{"vllm", []string{"vllm/", "vllm.", "vllm_ascend", "EngineCore", "EngineCore_"}}
 }
 
 // Vocabulary lists every named cue: those the phases are read from, and
