@@ -70,10 +70,8 @@ var reBarDone = regexp.MustCompile(`100%\|[^|]*\|\s*(\d+)/(\d+)\b`)
 // denoising loop finished and the failure is in what comes next, the
 // decode of the latents.
 func (f *Facts) afterSampling() (Evidence, bool) {
-	if _, ok := f.Find(diffusionCue()); !ok {
-		if _, ok := f.Notice("comfyui"); !ok {
-			return Evidence{}, false
-		}
+	if !f.diffusionPipeline() {
+		return Evidence{}, false
 	}
 	lines := f.Ev.ContextLines
 	seen := 0
@@ -98,15 +96,23 @@ func (f *Facts) afterSampling() (Evidence, bool) {
 // diffusionInvolved reports whether the log shows a diffusion pipeline or
 // a VAE near the failure, or is ComfyUI's.
 func diffusionInvolved(f *Facts) bool {
-	for _, id := range []string{"comfyui", "vae"} {
-		if _, ok := f.Notice(id); ok {
-			return true
-		}
+	if f.diffusionPipeline() {
+		return true
 	}
-	if _, ok := f.Find(diffusionCue()); ok {
+	if _, ok := f.Notice("vae"); ok {
 		return true
 	}
 	_, ok := f.Find(parser.CueDecode())
+	return ok
+}
+
+// diffusionPipeline reports whether the log runs a diffusion pipeline: its
+// words near the failure, or ComfyUI's prompt lines.
+func (f *Facts) diffusionPipeline() bool {
+	if _, ok := f.Find(diffusionCue()); ok {
+		return true
+	}
+	_, ok := f.Notice("comfyui")
 	return ok
 }
 
