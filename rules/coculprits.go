@@ -61,7 +61,7 @@ func markCoCulprits(found []Finding, sp map[string]split) {
 		if !ok || out.Culprit != outsideHolder || !holdsOutside(out) || out.Quantities.HolderBytes < s.short || s.inside < s.short {
 			continue
 		}
-		held := out.Quantities.HolderBytes + s.inside
+		held := saturatingAdd(out.Quantities.HolderBytes, s.inside)
 		var inside []string
 		for j := range found {
 			in := &found[j]
@@ -86,15 +86,27 @@ func markCoCulprits(found []Finding, sp map[string]split) {
 	}
 }
 
+// saturatingAdd is a+b for non-negative byte counts, held at the int64
+// limit instead of wrapping.
+func saturatingAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
 // coLine is the arithmetic a co-culprit shows.
 func coLine(other string, short, part, whole int64) string {
 	return fmt.Sprintf("co-culprit with %s: each alone holds more than the %s shortfall; this side holds %s of their %s (%s)", other, size(short), size(part), size(whole), pct(part, whole))
 }
 
-// capAt caps a finding's confidence at part/whole and reports whether it
-// changed.
+// capAt caps a finding's confidence at its share part/whole, rounded down
+// to the hundredth a report shows but never below the lowest it shows
+// (0.01), and reports whether it changed. The share is taken in floating
+// point: two holders near the int64 limit must not overflow into a
+// negative confidence.
 func capAt(fd *Finding, part, whole int64) bool {
-	c := math.Floor(float64(part)/float64(whole)*100) / 100
+	c := math.Max(math.Floor(float64(part)/float64(whole)*100)/100, minShown)
 	if c >= fd.Confidence {
 		return false
 	}

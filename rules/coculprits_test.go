@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"math"
 	"reflect"
 	"testing"
 )
@@ -58,6 +59,18 @@ func TestMarkCoCulprits(t *testing.T) {
 			found: []Finding{inProcess(0.7, 40*gib), inside("activations", 0.2)},
 			split: map[string]split{"e1": {short: gib, inside: 79 * gib}},
 			want:  want{order: []string{"other-process", "activations"}, confs: []float64{0.7, 0.2}, co: [][]string{nil, nil}},
+		},
+		{
+			name:  "a side under 1% of what the two hold keeps the lowest shown confidence, never 0",
+			found: []Finding{other(0.8, 4096*gib), inside("activations", 0.3)},
+			split: map[string]split{"e1": {short: gib, inside: 2 * gib}},
+			want:  want{order: []string{"other-process", "activations"}, confs: []float64{0.8, 0.01}, co: [][]string{{"activations"}, {"other-process"}}},
+		},
+		{
+			name:  "figures near the int64 limit do not overflow the share",
+			found: []Finding{other(0.8, math.MaxInt64/2+gib), inside("activations", 0.3)},
+			split: map[string]split{"e1": {short: gib, inside: math.MaxInt64/2 + gib}},
+			want:  want{order: []string{"other-process", "activations"}, confs: []float64{0.5, 0.3}, co: [][]string{{"activations"}, {"other-process"}}},
 		},
 		{
 			name:  "no in-process finding: the outside holder stands alone",

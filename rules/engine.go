@@ -16,6 +16,11 @@ const MaxFailures = 8
 // maxConfidence is the most the engine ever claims.
 const maxConfidence = 0.95
 
+// minShown is the least confidence a report shows: the hundredth that
+// confidences are rounded to. A finding the evidence supports never reads
+// 0, and a guess below it is dropped.
+const minShown = 0.01
+
 // certainAbove is the confidence above which the first finding decides the
 // case and leaves no room for bare base rates; below it the report is a
 // hedge and the likeliest guesses stay listed.
@@ -247,11 +252,14 @@ func score(a assessment, cs []Culprit, w Weights) []Finding {
 			}
 		}
 		fd.Confidence = math.Round(fd.Confidence*100) / 100
+		if fd.Basis == BasisEvidence {
+			fd.Confidence = math.Max(fd.Confidence, minShown)
+		}
 		dev := deviceType(a.first.Ev)
 		fd.Decide, fd.Capture = deviceSpelling(fd.Decide, dev), deviceSpelling(fd.Capture, dev)
 		if fd.Basis == BasisEvidence {
 			found = append(found, fd)
-		} else if fd.Confidence >= 0.01 {
+		} else if fd.Confidence >= minShown {
 			guesses = append(guesses, fd)
 		}
 	}
