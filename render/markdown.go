@@ -37,7 +37,7 @@ func writeMarkdown(w io.Writer, rep advice.Report, m *snapshot.Measured) error {
 			p("\n_%d more failures omitted; see `--format json`._\n", len(rep.Events)-1)
 			break
 		}
-		p("### Failure %s — %s\n\n", ev.ID, kindWords(ev.Kind))
+		p("### Failure %s — %s\n\n", ev.ID, kindWords(&ev))
 		p("| figure | value |\n|---|---|\n")
 		row := func(k, v string) { p("| %s | %s |\n", k, v) }
 		row("where", mdCode(fmt.Sprintf("%s:%d", ev.Input, ev.Line)))

@@ -385,9 +385,16 @@ func (t *textWriter) notices(rep advice.Report) {
 	}
 }
 
-func kindWords(kind string) string {
-	switch kind {
+// kindWords names what ran out, in the words of the event's kind. The
+// PyTorch allocator's message shape is shared by other vendors' backends
+// (torch_npu's "NPU out of memory", MLU, MUSA): when its device is not
+// CUDA, the verdict names that device's type instead of CUDA.
+func kindWords(ev *parser.Event) string {
+	switch ev.Kind {
 	case parser.KindCUDA:
+		if d := ev.Device; d != nil && d.Type != "" && d.Type != "cuda" && d.Type != "cpu" {
+			return strings.ToUpper(d.Type) + " out of memory"
+		}
 		return "CUDA out of memory"
 	case parser.KindHIP:
 		return "HIP (ROCm) out of memory"
@@ -413,8 +420,12 @@ func kindWords(kind string) string {
 		return "TensorFlow OOM"
 	case parser.KindHostKill:
 		return "Process killed (host memory)"
+	case parser.KindPaddle:
+		return "PaddlePaddle out of memory"
+	case parser.KindGeneric:
+		return "Out of memory"
 	}
-	return kind
+	return ev.Kind
 }
 
 func deviceName(d *parser.Device) string {

@@ -11,7 +11,7 @@ import (
 // verdictWords is the one-line verdict: what ran out where and when, the
 // request against what was free, and the shortfall.
 func verdictWords(ev *parser.Event, short *int64) string {
-	what := kindWords(ev.Kind)
+	what := kindWords(ev)
 	if ev.Kind == parser.KindHostKill && ev.Suspected {
 		// A SIGKILL or a bare "Killed" is an OOM kill only when the kernel
 		// or the batch system says so; the verdict must not say more.
