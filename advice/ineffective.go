@@ -177,6 +177,9 @@ func captureFor(fs []rules.Finding, f *rules.Facts, decided bool, lf *logFacts) 
 		return nil
 	}
 	var out []string
+	if f.Ev.RequestOverflow {
+		out = append(out, "the shapes and dtypes of the failing operation's inputs (print each tensor's .shape and .dtype just before the failing line)")
+	}
 	for _, fd := range fs {
 		if fd.Capture != "" {
 			out = append(out, fd.Capture)
@@ -186,7 +189,7 @@ func captureFor(fs []rules.Finding, f *rules.Facts, decided bool, lf *logFacts) 
 	if len(f.Ev.Frames) == 0 {
 		out = append(out, "the full traceback of the failure (the lines above the error message)")
 	}
-	if f.Ev.Kind == parser.KindCUDA || f.Ev.Kind == parser.KindHIP || f.Ev.Kind == parser.KindCUDARuntime {
+	if !f.Ev.RequestOverflow && (f.Ev.Kind == parser.KindCUDA || f.Ev.Kind == parser.KindHIP || f.Ev.Kind == parser.KindCUDARuntime) {
 		what := "a memory snapshot of the failing run"
 		if lf.memSummary != nil {
 			what += " (the log's memory summary gives totals; the snapshot adds the stack of every allocation)"

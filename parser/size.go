@@ -46,13 +46,38 @@ func unitBytes(unit string) (uint64, bool) {
 // negative numbers, and for values of 2^60 bytes or more, which no device
 // has and which PyTorch prints only as sentinels.
 func ParseSize(text string) (int64, bool) {
+	n, st := parseSize(text)
+	return n, st == sizeOK
+}
+
+// A sizeStatus says how a printed size parsed.
+type sizeStatus int
+
+const (
+	sizeOK        sizeStatus = iota
+	sizeMalformed            // not a size
+	sizeTooLarge             // a well-formed size of 2^60 bytes or more: no real allocation
+)
+
+// oversize reports whether text is a well-formed size of at least 2^60
+// bytes (one exbibyte), more than any device holds: a request of that
+// size ("buffer of size 4585490524328388608") is a size computed wrongly —
+// a bad shape, a negative dimension read as unsigned, an integer
+// overflow — not a memory shortage.
+func oversize(text string) bool {
+	_, st := parseSize(text)
+	return st == sizeTooLarge
+}
+
+// parseSize is ParseSize with the reason a text is refused.
+func parseSize(text string) (int64, sizeStatus) {
 	s := dropThousands(strings.TrimSpace(text))
 	i := 0
 	for i < len(s) && (s[i] >= '0' && s[i] <= '9') {
 		i++
 	}
 	if i == 0 {
-		return 0, false
+		return 0, sizeMalformed
 	}
 	intPart := s[:i]
 	frac := ""
@@ -66,10 +91,13 @@ func ParseSize(text string) (int64, bool) {
 	}
 	mult, ok := unitBytes(s[i:])
 	if !ok {
-		return 0, false
+		return 0, sizeMalformed
 	}
 	if len(intPart)+len(frac) > 19 {
-		return 0, false
+		if len(strings.TrimLeft(intPart, "0")) > 19 {
+			return 0, sizeTooLarge // 10^19 and more
+		}
+		return 0, sizeMalformed
 	}
 	// mantissa = intPart‖frac as an integer; value = mantissa / 10^len(frac).
 	var mantissa uint64
@@ -82,16 +110,16 @@ func ParseSize(text string) (int64, bool) {
 	}
 	hi, lo := bits.Mul64(mantissa, mult)
 	if hi >= scale {
-		return 0, false // quotient would overflow 64 bits
+		return 0, sizeTooLarge // the quotient would overflow 64 bits
 	}
 	q, r := bits.Div64(hi, lo, scale)
 	if r*2 >= scale {
 		q++
 	}
 	if q >= maxBytes {
-		return 0, false
+		return 0, sizeTooLarge
 	}
-	return int64(q), true
+	return int64(q), sizeOK
 }
 
 // dropThousands removes the thousands separators of a leading integer

@@ -43,6 +43,28 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
+func TestOversize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"4585490524328388608", true},      // ONNX Runtime's BFC arena, a request of 4 EiB
+		{"1152921504606846976", true},      // exactly 2^60 bytes
+		{"1152921504606846975", false},     // one byte under: a size, however large
+		{"99999999999999999999 GiB", true}, // twenty digits
+		{"17179869184.00 GiB", true},       // well formed, however it came about
+		{"576.00 MiB", false},
+		{"more than 1EB", false}, // no figure at all
+		{"-3 MiB", false},
+		{"12 parsecs", false},
+		{"", false},
+	} {
+		if got := oversize(tc.in); got != tc.want {
+			t.Errorf("oversize(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestFormatSize(t *testing.T) {
 	tests := []struct {
 		in   int64

@@ -28,7 +28,8 @@ func (t *textWriter) firstScreen(rep advice.Report) {
 // undecided is the first screen of a log that does not decide the cause.
 func (t *textWriter) undecided(rep advice.Report, ev *parser.Event) {
 	if len(rep.Diagnoses) == 0 {
-		t.para("  ", "Cause unknown: the log does not show what holds the memory.")
+		short, _ := noCause(rep)
+		t.para("  ", short)
 	} else {
 		t.para("  ", "Cause not decided by this log.")
 	}

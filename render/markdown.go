@@ -77,7 +77,8 @@ func writeMarkdown(w io.Writer, rep advice.Report, m *snapshot.Measured) error {
 		}
 	}
 	if len(rep.Diagnoses) == 0 {
-		p("### Cause\n\nUnknown: the log does not show what holds the memory.\n\n")
+		_, long := noCause(rep)
+		p("### Cause\n\n%s\n\n", mdText(long))
 	} else {
 		p("### Culprits\n\n")
 		for i, d := range rep.Diagnoses {
@@ -141,7 +142,8 @@ func mdFirst(p func(string, ...any), rep advice.Report) {
 	p("**✗ %s**\n\n", mdText(verdictWords(&ev, rep.ShortBytes)))
 	if !rep.Decided {
 		if len(rep.Diagnoses) == 0 {
-			p("Cause unknown: the log does not show what holds the memory.\n\n")
+			short, _ := noCause(rep)
+			p("%s\n\n", mdText(short))
 		} else {
 			p("Cause not decided by this log.")
 			if figs := figureWords(&ev); figs != "" {

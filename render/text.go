@@ -243,7 +243,8 @@ func (t *textWriter) memory(ev *parser.Event) {
 func (t *textWriter) culprits(rep advice.Report) {
 	if len(rep.Diagnoses) == 0 {
 		t.heading("Cause")
-		t.para("  ", "Unknown. None of oomdoc's culprits matches the evidence in this log, and oomdoc does not guess.")
+		_, long := noCause(rep)
+		t.para("  ", long)
 		return
 	}
 	t.heading("Culprits, most likely first")

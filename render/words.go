@@ -26,6 +26,9 @@ func verdictWords(ev *parser.Event, short *int64) string {
 	if ev.Line > 0 {
 		what += fmt.Sprintf(" (line %d)", ev.Line)
 	}
+	if ev.RequestOverflow {
+		what += ": a request larger than any device (over 1 EiB)"
+	}
 	if ev.RequestedBytes != nil {
 		what += ": " + parser.FormatSize(*ev.RequestedBytes) + " requested"
 		if ev.FreeBytes != nil {
@@ -87,4 +90,21 @@ func whereWords(input string, line int) string {
 		return fmt.Sprintf("%s, line %d of its cell outputs", input, line)
 	}
 	return fmt.Sprintf("%s:%d", input, line)
+}
+
+// overflowWords is what a report says in place of a cause when the request
+// is larger than any device: the size is wrong, not the memory short.
+const overflowWords = "Not a memory shortage: no device holds a request of over 1 EiB. A size was computed wrongly — a bad tensor shape, a negative dimension read as unsigned, an integer overflow — and no memory setting helps; find the operation whose input shapes multiply to it."
+
+// noCause is the sentence a report gives when no culprit is named: why
+// not, in a short form for the first screen and a long one for the
+// Cause section.
+func noCause(rep advice.Report) (short, long string) {
+	for _, ev := range rep.Events {
+		if ev.RequestOverflow {
+			return "Not a memory shortage: a size was computed wrongly, into a request no device holds (the Cause below says how).", overflowWords
+		}
+	}
+	return "Cause unknown: the log does not show what holds the memory.",
+		"Unknown. None of oomdoc's culprits matches the evidence in this log, and oomdoc does not guess."
 }

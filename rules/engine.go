@@ -62,10 +62,16 @@ func assess(in Input, cs []Culprit) assessment {
 		return a
 	}
 	var facts []*Facts
-	for n, i := range distinctFailures(in.Result.Events) {
+	for _, i := range distinctFailures(in.Result.Events) {
 		f := NewFacts(in, i)
+		if f.Ev.RequestOverflow {
+			// A request larger than any device ("more than 1EB") is a size
+			// computed wrongly, not memory something holds: no culprit
+			// explains it, not even as a guess.
+			continue
+		}
 		facts = append(facts, f)
-		if n == 0 {
+		if a.first == nil {
 			a.first, a.context, a.kind, a.phase = f, priorContext(f), f.Ev.Kind, f.Ev.Phase
 		}
 		for k := range cs {

@@ -74,6 +74,7 @@ var goldenCases = []struct {
 	{"tried-4bit-weights", []string{fixture("formats", "tried-4bit-weights.log")}},
 	{"notebook-kernel-only-process", []string{fixture("formats", "notebook-kernel-only-process.log")}},
 	{"xpu-oom-fragmented", []string{fixture("formats", "xpu-oom-fragmented.log")}},
+	{"oversize-request-onnx", []string{fixture("formats", "onnx-arena-oversize-request.log")}},
 }
 
 // TestGoldenReports pins what a user sees: the text report at widths 60
