@@ -48,6 +48,8 @@ type Facts struct {
 
 	// Measured is the memory snapshot read with the log, nil without one.
 	Measured *snapshot.Measured
+
+	texts *parser.TextSet // what Find searches, built on its first call
 }
 
 // NewFacts derives the facts for event i of the input.
@@ -180,39 +182,64 @@ const followingCued = 8
 // context line, then the message, then the nearest lines after the
 // failure) that contains one of the cue's words.
 func (f *Facts) Find(c cue) (Evidence, bool) {
+	k, ok := f.searched().First(c.Words)
+	if !ok {
+		return Evidence{}, false
+	}
 	ev := f.Ev
-	for k := len(ev.Frames) - 1; k >= 0; k-- {
-		fr := ev.Frames[k]
-		text := fr.Code + " " + fr.Function + " " + fr.File
-		if hasAny(text, c.Words) {
-			shown := fr.Code
-			if shown == "" || !hasAny(fr.Code, c.Words) {
-				shown = strings.TrimSpace(`File "` + fr.File + `", in ` + fr.Function + ": " + fr.Code)
-			}
-			line := fr.LogLine
-			if fr.Code != "" && hasAny(fr.Code, c.Words) {
-				line = fr.LogLine + 1
-			}
-			return Evidence{Input: f.Input, Line: line, Text: shown}, true
+	if n := len(ev.Frames); k < n {
+		fr := ev.Frames[n-1-k]
+		shown := fr.Code
+		if shown == "" || !hasAny(fr.Code, c.Words) {
+			shown = strings.TrimSpace(`File "` + fr.File + `", in ` + fr.Function + ": " + fr.Code)
 		}
-	}
-	for k := len(ev.ContextLines) - 1; k >= 0; k-- {
-		if hasAny(ev.ContextLines[k].Text, c.Words) {
-			return Evidence{Input: f.Input, Line: ev.ContextLines[k].Line, Text: ev.ContextLines[k].Text}, true
+		line := fr.LogLine
+		if fr.Code != "" && hasAny(fr.Code, c.Words) {
+			line = fr.LogLine + 1
 		}
+		return Evidence{Input: f.Input, Line: line, Text: shown}, true
+	} else {
+		k -= n
 	}
-	if hasAny(ev.Message, c.Words) {
+	if n := len(ev.ContextLines); k < n {
+		l := ev.ContextLines[n-1-k]
+		return Evidence{Input: f.Input, Line: l.Line, Text: l.Text}, true
+	} else {
+		k -= n
+	}
+	if k == 0 {
 		return f.EventLine(), true
 	}
+	l := ev.Following[k-1]
+	return Evidence{Input: f.Input, Line: l.Line, Text: clip(l.Text, 240)}, true
+}
+
+// searched is the texts Find searches, in its order, built on first use:
+// each frame as code, function and file, innermost first; the context
+// lines, nearest first; the message; the first followingCued lines after
+// the failure.
+func (f *Facts) searched() *parser.TextSet {
+	if f.texts != nil {
+		return f.texts
+	}
+	ev := f.Ev
+	texts := make([]string, 0, len(ev.Frames)+len(ev.ContextLines)+1+followingCued)
+	for k := len(ev.Frames) - 1; k >= 0; k-- {
+		fr := ev.Frames[k]
+		texts = append(texts, fr.Code+" "+fr.Function+" "+fr.File)
+	}
+	for k := len(ev.ContextLines) - 1; k >= 0; k-- {
+		texts = append(texts, ev.ContextLines[k].Text)
+	}
+	texts = append(texts, ev.Message)
 	for k, l := range ev.Following {
 		if k == followingCued {
 			break
 		}
-		if hasAny(l.Text, c.Words) {
-			return Evidence{Input: f.Input, Line: l.Line, Text: clip(l.Text, 240)}, true
-		}
+		texts = append(texts, l.Text)
 	}
-	return Evidence{}, false
+	f.texts = parser.NewTextSet(texts)
+	return f.texts
 }
 
 // Notice returns the first context notice with the id.

@@ -1,0 +1,79 @@
+package parser
+
+import (
+	"sort"
+	"strings"
+)
+
+// A TextSet is a list of texts searched together for cue words: they are
+// joined once, with newlines between them, so that each word is looked up
+// once for all of them rather than once per text. A rule that asks for the
+// first frame, context line or message holding a cue asks a TextSet.
+type TextSet struct {
+	joined    string
+	starts    []int // offset of each text in joined
+	backslash bool  // some text holds a backslash: path words are also tried in Windows spelling
+}
+
+// NewTextSet joins the texts, in the order First prefers them.
+func NewTextSet(texts []string) *TextSet {
+	n := 0
+	for _, t := range texts {
+		n += len(t) + 1
+	}
+	var b strings.Builder
+	b.Grow(n)
+	s := &TextSet{starts: make([]int, len(texts))}
+	for i, t := range texts {
+		s.starts[i] = b.Len()
+		b.WriteString(t)
+		b.WriteByte('\n')
+	}
+	s.joined = b.String()
+	s.backslash = strings.IndexByte(s.joined, '\\') >= 0
+	return s
+}
+
+// First returns the index of the first text that holds one of the words,
+// matched as HasWord matches them, and false when none does. A word is
+// never matched across two texts: none of the vocabulary holds a newline.
+func (s *TextSet) First(words []string) (int, bool) {
+	best := len(s.starts)
+	for _, w := range words {
+		if w == "" || strings.IndexByte(w, '\n') >= 0 {
+			continue
+		}
+		if isIdentifier(w) {
+			best = s.first(w, best, true)
+			continue
+		}
+		best = s.first(w, best, false)
+		if s.backslash && strings.IndexByte(w, '/') >= 0 {
+			best = s.first(strings.ReplaceAll(w, "/", `\`), best, false) // a path word in a Windows traceback
+		}
+	}
+	return best, best < len(s.starts)
+}
+
+// first returns the index of the first text before limit that holds w
+// (standing alone when ident), or limit when none does.
+func (s *TextSet) first(w string, limit int, ident bool) int {
+	end := len(s.joined)
+	if limit < len(s.starts) {
+		end = s.starts[limit]
+	}
+	hay := s.joined[:end]
+	for i := 0; i < len(hay); {
+		j := strings.Index(hay[i:], w)
+		if j < 0 {
+			return limit
+		}
+		j += i
+		e := j + len(w)
+		if !ident || (j == 0 || !identByte(hay[j-1])) && (e == len(s.joined) || !identByte(s.joined[e])) {
+			return sort.Search(len(s.starts), func(k int) bool { return s.starts[k] > j }) - 1
+		}
+		i = j + 1
+	}
+	return limit
+}
