@@ -164,3 +164,23 @@ func TestPhaseInsideClosure(t *testing.T) {
 		}
 	}
 }
+
+func TestPhaseOfConstructor(t *testing.T) {
+	app := Frame{File: "/app/asr.py", Function: "main", Code: "model = WhisperModel(size, device=\"cuda\")"}
+	for _, tc := range []struct {
+		name   string
+		frames []Frame
+		want   string
+	}{
+		{"a constructor innermost: loading", []Frame{app, {File: "/site-packages/faster_whisper/transcribe.py", Function: "__init__", Code: "self.model = ctranslate2.models.Whisper("}}, PhaseLoad},
+		{"underscores lost in a Markdown paste", []Frame{app, {File: `faster_whisper\transcribe.py`, Function: "init"}}, PhaseLoad},
+		{"a module named for a phase does not name the constructor's phase", []Frame{{File: "/site-packages/pkg/generate.py", Function: "__init__"}}, PhaseLoad},
+		{"a phase cue elsewhere still wins", []Frame{{File: "/app/run.py", Function: "main", Code: "out = model.generate(**inputs)"}, {File: "/site-packages/transformers/cache_utils.py", Function: "__init__", Code: "self.key_cache.append(torch.zeros(cache_shape))"}}, PhaseGenerate},
+		{"the file still counts outside constructors", []Frame{{File: "/site-packages/faster_whisper/transcribe.py", Function: "generate_with_fallback"}}, PhaseGenerate},
+		{"a constructor further out is not the failing step", []Frame{{File: "/app/job.py", Function: "__init__", Code: "self.run()"}, {File: "/app/job.py", Function: "run", Code: "x = torch.empty(n, device=dev)"}}, PhaseUnknown},
+	} {
+		if got := phaseOf(&Event{Frames: tc.frames}); got != tc.want {
+			t.Errorf("%s: phase %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

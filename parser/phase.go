@@ -47,7 +47,12 @@ func phaseOf(ev *Event) string {
 	}
 	var b strings.Builder
 	for _, f := range frames {
-		b.WriteString(f.File)
+		if !constructor(f) {
+			// A constructor is building its object, whatever its module
+			// does later: WhisperModel.__init__ in transcribe.py loads
+			// weights, it does not transcribe.
+			b.WriteString(f.File)
+		}
 		b.WriteByte(' ')
 		b.WriteString(f.Function)
 		b.WriteString("( ")
@@ -69,5 +74,15 @@ func phaseOf(ev *Event) string {
 	if !hasFrames && ev.Kind == KindHostKill && strings.Contains(ev.Message, "DataLoader") {
 		return PhaseData
 	}
+	if n := len(ev.Frames); n > 0 && constructor(ev.Frames[n-1]) {
+		// The allocation failed while an object was constructed, with no
+		// other phase in sight: a model or engine loading its weights
+		// (a pipeline's, a WhisperModel's, a module's parameters).
+		return PhaseLoad
+	}
 	return PhaseUnknown
 }
+
+// constructor reports whether a frame runs a Python constructor:
+// __init__, or "init" where a Markdown paste ate the underscores.
+func constructor(f Frame) bool { return f.Function == "__init__" || f.Function == "init" }
