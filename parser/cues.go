@@ -158,8 +158,17 @@ func CueVLLM() Cue {
 	return Cue{"vllm", []string{"vllm/", "vllm.", "vllm_ascend", "EngineCore", "EngineCore_"}}
 }
 
+// CueTensorRT is NVIDIA TensorRT's own code and log: its "[TRT]" logger
+// prefix, the nvinfer1 namespace, trtexec, the builder's and runtime's
+// allocator sources (defaultAllocator.cpp, safeRuntime.cpp) and ONNX
+// Runtime's TensorRT execution provider. TensorRT-LLM is a serving engine
+// (CueServing), not this.
+func CueTensorRT() Cue {
+	return Cue{"tensorrt", []string{"[TRT]", "nvinfer1", "tensorrt", "TensorRT", "trtexec", "defaultAllocator.cpp", "safeRuntime.cpp", "tensorrt_execution_provider", "TensorrtExecutionProvider"}}
+}
+
 // Vocabulary lists every named cue: those the phases are read from, and
 // the serving engine's.
 func Vocabulary() []Cue {
-	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing()}
+	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing(), CueTensorRT()}
 }

@@ -17,6 +17,7 @@ func libraryWorkspace() Culprit {
 			{Name: libCUDNNSuspect, Strength: EvidenceSignal, Start: 1.0, Doc: "cuDNN reports a status that is often, not always, memory"},
 			{Name: libNCCL, Strength: EvidenceSignal, Start: 2.5, Doc: "NCCL could not allocate its buffers"},
 			{Name: libCue, Strength: EvidenceSignal, Start: 0.0, Doc: "a cuBLAS/cuDNN frame or line near a generic failure"},
+			{Name: libTensorRT, Strength: EvidenceSignal, Start: 1.0, Doc: "a runtime or generic failure inside TensorRT (its [TRT] log, nvinfer1, trtexec): the builder's tactic workspace or the engine's memory pool"},
 		},
 		WouldDecide: "free memory at the failing call: a library status is memory only when the device is nearly full",
 		Capture:     "print torch.cuda.mem_get_info() just before the failing call",
@@ -31,6 +32,7 @@ const (
 	libCUDNNSuspect = "library-workspace/cudnn-suspected"
 	libNCCL         = "library-workspace/nccl-alloc"
 	libCue          = "library-workspace/library-frames"
+	libTensorRT     = "library-workspace/tensorrt"
 )
 
 func checkLibraryWorkspace(f *Facts) *Finding {
@@ -51,6 +53,22 @@ func checkLibraryWorkspace(f *Facts) *Finding {
 	case parser.KindNCCL:
 		fd.fire(libNCCL)
 		fd.Title = "NCCL could not allocate its communication buffers"
+	case parser.KindGeneric, parser.KindCUDARuntime:
+		if e, ok := f.Find(parser.CueTensorRT()); ok {
+			if _, serving := f.Find(parser.CueServing()); !serving {
+				// TensorRT's builder times tactics in a workspace it
+				// sizes itself, and its engines run in a memory pool:
+				// both are limits of the engine, set where it is built.
+				fd.fire(libTensorRT)
+				fd.Title = "TensorRT could not allocate its builder workspace or engine memory"
+				fd.Decide = "the workspace or memory-pool limit the engine is built with (trtexec --memPoolSize, IBuilderConfig.set_memory_pool_limit, ORT_TENSORRT_MAX_WORKSPACE_SIZE) against the device's free memory"
+				fd.Evidence = append(fd.Evidence, e)
+				fd.Explanation = "TensorRT's builder times candidate kernels (tactics) in a workspace it allocates itself, and a built engine runs in a memory pool of its own; when the device has no room for them the build or the run fails with a CUDA runtime out-of-memory error. Capping the workspace or pool makes the builder skip the tactics that need more; freeing the device before the build gives it room."
+				fd.Evidence = append(fd.Evidence, f.EventLine())
+				return fd
+			}
+		}
+		fallthrough
 	default:
 		e, ok := f.Find(words("cublas", "cudnn", "CUBLAS_WORKSPACE"))
 		if !ok {
