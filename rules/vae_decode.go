@@ -116,7 +116,9 @@ func (f *Facts) diffusionPipeline() bool {
 	return ok
 }
 
-// diffusionCue holds the words of a diffusion pipeline.
+// diffusionCue holds the words of a diffusion pipeline. A bare
+// "scheduler" is not one: training loops name their learning-rate
+// scheduler so (scheduler.step()), and vLLM has a scheduler of its own.
 func diffusionCue() cue {
-	return words("diffusers", "DiffusionPipeline", "Loading pipeline components", "UNet2DConditionModel", "unet", "KSampler", "scheduler", "StableDiffusion", "stable_diffusion", "stable-diffusion", "sdxl", "denois", "comfy", "ComfyUI", "sd_samplers", "k_diffusion", "txt2img", "img2img")
+	return words("diffusers", "DiffusionPipeline", "Loading pipeline components", "UNet2DConditionModel", "unet", "KSampler", "StableDiffusion", "stable_diffusion", "stable-diffusion", "sdxl", "denois", "comfy", "ComfyUI", "sd_samplers", "k_diffusion", "txt2img", "img2img")
 }
