@@ -187,7 +187,8 @@ func (f *Facts) Find(c cue) (Evidence, bool) {
 		return Evidence{}, false
 	}
 	ev := f.Ev
-	if n := len(ev.Frames); k < n {
+	n := len(ev.Frames)
+	if k < n {
 		fr := ev.Frames[n-1-k]
 		shown := fr.Code
 		if shown == "" || !hasAny(fr.Code, c.Words) {
@@ -198,15 +199,13 @@ func (f *Facts) Find(c cue) (Evidence, bool) {
 			line = fr.LogLine + 1
 		}
 		return Evidence{Input: f.Input, Line: line, Text: shown}, true
-	} else {
-		k -= n
 	}
+	k -= n
 	if n := len(ev.ContextLines); k < n {
 		l := ev.ContextLines[n-1-k]
 		return Evidence{Input: f.Input, Line: l.Line, Text: l.Text}, true
-	} else {
-		k -= n
 	}
+	k -= len(ev.ContextLines)
 	if k == 0 {
 		return f.EventLine(), true
 	}
