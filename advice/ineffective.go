@@ -180,8 +180,11 @@ func captureFor(fs []rules.Finding, f *rules.Facts, decided bool, lf *logFacts) 
 	if f.Ev.RequestOverflow {
 		out = append(out, "the shapes and dtypes of the failing operation's inputs (print each tensor's .shape and .dtype just before the failing line)")
 	}
-	if len(fs) > 0 && fs[0].Capture != "" {
-		out = append(out, fs[0].Capture) // the likeliest culprit's own step
+	for _, fd := range fs {
+		if fd.Capture != "" {
+			out = append(out, fd.Capture)
+			break
+		}
 	}
 	if len(f.Ev.Frames) == 0 {
 		out = append(out, "the full traceback of the failure (the lines above the error message)")

@@ -27,13 +27,16 @@ func sizeAfter(s, phrase string) (*int64, bool) {
 
 // sizeAt parses a size at the start of s: digits, an optional fraction, an
 // optional space and a unit ("2.00 GiB", "6.00MiB", "0 bytes").
-func sizeAt(s string) *int64 {
+func sizeAt(s string) *int64 { return sizeOf(sizeTextAt(s)) }
+
+// sizeTextAt is the text of the size at the start of s, "" when none.
+func sizeTextAt(s string) string {
 	j := 0
 	for j < len(s) && (isDigit(s[j]) || s[j] == '.') {
 		j++
 	}
 	if j == 0 {
-		return nil
+		return ""
 	}
 	k := j
 	if k < len(s) && s[k] == ' ' {
@@ -46,7 +49,7 @@ func sizeAt(s string) *int64 {
 	if _, ok := unitBytes(s[k:u]); !ok {
 		u = j
 	}
-	return sizeOf(s[:u])
+	return s[:u]
 }
 
 // sizeBefore parses the size printed right before the first phrase in s.

@@ -57,8 +57,12 @@ func fillTorch(ev *Event, msg string) {
 	}
 	if strings.Contains(msg, "Tried to allocate more than 1EB") {
 		ev.RequestOverflow = true // a size no device has: a shape bug or an overflow
-	} else {
-		ev.RequestedBytes, _ = sizeAfter(msg, "Tried to allocate ")
+	} else if i := strings.Index(msg, "Tried to allocate "); i >= 0 {
+		// Older releases print a negative size read as unsigned as it
+		// is: "Tried to allocate 17179869184.00 GiB".
+		figure := sizeTextAt(msg[i+len("Tried to allocate "):])
+		ev.RequestedBytes = sizeOf(figure)
+		ev.RequestOverflow = ev.RequestedBytes == nil && oversize(figure)
 	}
 	// 1.x layout: "(GPU 0; 4.00 GiB total capacity; 3.51 GiB already allocated; …)"
 	if idx, ok := intAfter(msg, "(GPU "); ok {

@@ -74,15 +74,18 @@ func phaseOf(ev *Event) string {
 	if !hasFrames && ev.Kind == KindHostKill && strings.Contains(ev.Message, "DataLoader") {
 		return PhaseData
 	}
-	if n := len(ev.Frames); n > 0 && constructor(ev.Frames[n-1]) {
-		// The allocation failed while an object was constructed, with no
-		// other phase in sight: a model or engine loading its weights
-		// (a pipeline's, a WhisperModel's, a module's parameters).
-		return PhaseLoad
-	}
 	return PhaseUnknown
 }
 
 // constructor reports whether a frame runs a Python constructor:
-// __init__, or "init" where a Markdown paste ate the underscores.
-func constructor(f Frame) bool { return f.Function == "__init__" || f.Function == "init" }
+// __init__ (IPython names it WhisperModel.__init__), or "init" where a
+// Markdown paste ate the underscores. A constructor's phase is not read
+// from its module's name; nor is a constructor alone a phase: caches,
+// buffers and DistributedDataParallel allocate in theirs too.
+func constructor(f Frame) bool {
+	fn := f.Function
+	if i := strings.LastIndexByte(fn, '.'); i >= 0 {
+		fn = fn[i+1:]
+	}
+	return fn == "__init__" || fn == "init"
+}

@@ -98,12 +98,11 @@ const overflowWords = "Not a memory shortage: no device holds a request of over 
 
 // noCause is the sentence a report gives when no culprit is named: why
 // not, in a short form for the first screen and a long one for the
-// Cause section.
+// Cause section. The first event is the one the first screen's verdict
+// names.
 func noCause(rep advice.Report) (short, long string) {
-	for _, ev := range rep.Events {
-		if ev.RequestOverflow {
-			return "Not a memory shortage: a size was computed wrongly, into a request no device holds (the Cause below says how).", overflowWords
-		}
+	if len(rep.Events) > 0 && rep.Events[0].RequestOverflow {
+		return "Not a memory shortage: a size was computed wrongly, into a request no device holds (the Cause below says how).", overflowWords
 	}
 	return "Cause unknown: the log does not show what holds the memory.",
 		"Unknown. None of oomdoc's culprits matches the evidence in this log, and oomdoc does not guess."

@@ -250,10 +250,6 @@ func score(a assessment, cs []Culprit, w Weights) []Finding {
 			// given what the log shows, capped.
 			fd.Basis = BasisPrior
 			fd.Confidence = math.Min(ps[i], PriorCap)
-		}
-		if fd.Basis == BasisPrior || fd.Confidence <= certainAbove {
-			// Not decided by the log: what would decide it, and how to
-			// capture that, evidence or not.
 			if fd.Decide == "" {
 				fd.Decide = c.WouldDecide
 			}

@@ -54,7 +54,10 @@ func checkLibraryWorkspace(f *Facts) *Finding {
 		fd.fire(libNCCL)
 		fd.Title = "NCCL could not allocate its communication buffers"
 	case parser.KindGeneric, parser.KindCUDARuntime:
-		if e, ok := f.Find(parser.CueTensorRT()); ok {
+		// The failure's own message must be TensorRT's: earlier lines
+		// name it in passing ("Could not find TensorRT", "Failed to
+		// create TensorrtExecutionProvider") when it is not even in use.
+		if parser.CueTensorRT().Matches(ev.Message) {
 			if _, serving := f.Find(parser.CueServing()); !serving {
 				// TensorRT's builder times tactics in a workspace it
 				// sizes itself, and its engines run in a memory pool:
@@ -62,7 +65,7 @@ func checkLibraryWorkspace(f *Facts) *Finding {
 				fd.fire(libTensorRT)
 				fd.Title = "TensorRT could not allocate its builder workspace or engine memory"
 				fd.Decide = "the workspace or memory-pool limit the engine is built with (trtexec --memPoolSize, IBuilderConfig.set_memory_pool_limit, ORT_TENSORRT_MAX_WORKSPACE_SIZE) against the device's free memory"
-				fd.Evidence = append(fd.Evidence, e)
+				fd.Capture = "nvidia-smi just before the build or run, and trtexec --verbose, which logs each tactic's workspace request"
 				fd.Explanation = "TensorRT's builder times candidate kernels (tactics) in a workspace it allocates itself, and a built engine runs in a memory pool of its own; when the device has no room for them the build or the run fails with a CUDA runtime out-of-memory error. Capping the workspace or pool makes the builder skip the tactics that need more; freeing the device before the build gives it room."
 				fd.Evidence = append(fd.Evidence, f.EventLine())
 				return fd
