@@ -195,6 +195,9 @@ func (s *scanner) finish() {
 	for _, stream := range streams {
 		s.close(stream)
 	}
+	if len(s.events) == 0 && s.tentative == nil {
+		s.raisedFailure()
+	}
 	// A tentative failure counts only when nothing else failed and the log
 	// ends right after it: the process died there.
 	if t := s.tentative; t != nil && len(s.events) == 0 && (t.headerOnly || s.res.Lines-t.Line <= 2) {
