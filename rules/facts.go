@@ -144,8 +144,17 @@ func (f *Facts) Holder() int64 {
 	return f.Allocated + f.Unallocated
 }
 
-// Outside is device memory held by neither this process's allocator nor
-// free: capacity − free − (in-use, else reserved). It is -1 when unknown.
+// contextAllowance is what a process holds outside its allocator's
+// reserve before any tensor: the CUDA context with its kernels, and the
+// cuBLAS and cuDNN handles and workspaces — several hundred MiB, about a
+// GiB on older toolkits that load every kernel eagerly. A message that
+// gives only the reserve (PyTorch 1.x) counts it in what is held outside.
+const contextAllowance = 768 << 20
+
+// Outside is device memory held by neither this process nor free:
+// capacity − free − this process's in-use figure; where the message gives
+// only the allocator's reserve, capacity − free − reserved − the context
+// allowance (never below 0). It is -1 when unknown.
 func (f *Facts) Outside() int64 {
 	if f.Capacity == 0 || !f.FreeKnown {
 		return -1
@@ -155,14 +164,14 @@ func (f *Facts) Outside() int64 {
 		// process holds: what they would have said is unknown, not zero.
 		return -1
 	}
-	held := f.InUse
-	if held == 0 {
-		held = f.Holder()
+	if f.InUse > 0 {
+		return f.Capacity - f.Free - f.InUse
 	}
+	held := f.Holder()
 	if held == 0 {
 		return -1
 	}
-	return f.Capacity - f.Free - held
+	return max(f.Capacity-f.Free-held-contextAllowance, 0)
 }
 
 // A cue is a piece of the evidence vocabulary to find in the frames, the

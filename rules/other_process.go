@@ -95,7 +95,11 @@ func checkOtherProcess(f *Facts) *Finding {
 			fd.fire(otherOutsidePart)
 		}
 		fd.Quantities.HolderBytes = out
-		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("capacity %s − free %s − this process %s = %s held elsewhere (%s)", size(f.Capacity), size(f.Free), size(f.heldByProcess()), size(out), pct(out, f.Capacity)))
+		context := ""
+		if f.InUse == 0 {
+			context = " − ≈" + size(contextAllowance) + " for its CUDA context"
+		}
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("capacity %s − free %s − this process %s%s = %s held elsewhere (%s)", size(f.Capacity), size(f.Free), size(f.heldByProcess()), context, size(out), pct(out, f.Capacity)))
 	case f.InUse > 0 && f.Reserved > 0 && f.InUse-f.Reserved >= max(2*gib, f.Capacity/10):
 		if ev.Rank != nil || len(f.ranksOnDevice(deviceIndex(ev))) > 1 {
 			fd.fire(otherRankNonPyT)
