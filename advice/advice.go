@@ -154,6 +154,8 @@ func Build(in rules.Input) Report {
 	tried = append(tried, rep.triedElsewhere(&fixContext{f: top, env: env, cat: in.Catalog, lf: &lf}, tried)...)
 	rep.WhatFits = whatFits(findings, top, in.Catalog)
 	rep.Ineffective = append(tried, ineffectiveFor(findings, top, env, &lf)...)
+	rep.dropRuledOut()
+	rep.dropForeignSnippets(res)
 	rep.Capture = captureFor(findings, top, rep.Decided, &lf)
 	return rep
 }

@@ -133,8 +133,10 @@ func CueGenerate() Cue {
 // Trainer's and Lightning's evaluation and prediction loops, Keras'
 // test/predict steps, mmengine's val/test loops, fairseq's valid_step,
 // detectron2's inference_on_dataset, ultralytics' validator and predictor.
+// A bare eval( is not one: MLX runs every computation through mx.eval, and
+// model.eval() only switches a module's mode.
 func CueEval() Cue {
-	return Cue{"eval", []string{"evaluate(", "evaluation_loop", "prediction_loop", "validation_step", "prediction_step", "predict_step", "eval_step", "test_step", "val_step", "valid_step", "val_loop", "test_loop", "predict_function", "test_function", "inference_on_dataset", "validator.py", "stream_inference", "predict(", "validate(", "evaluate.py", "inference(", "infer(", "def test", "test(", "valid(", "_eval", "eval("}}
+	return Cue{"eval", []string{"evaluate(", "evaluation_loop", "prediction_loop", "validation_step", "prediction_step", "predict_step", "eval_step", "test_step", "val_step", "valid_step", "val_loop", "test_loop", "predict_function", "test_function", "inference_on_dataset", "validator.py", "stream_inference", "predict(", "validate(", "evaluate.py", "inference(", "infer(", "def test", "test(", "valid(", "_eval"}}
 }
 
 // CueForward is a module's forward pass: nn.Module's call machinery, the

@@ -64,6 +64,9 @@ func (s *scanner) close(stream string) {
 	}
 	s.attachContext(ev)
 	ev.Phase = phaseOf(ev)
+	if ev.Framework == "" {
+		ev.Framework = frameworkOf(ev)
+	}
 	s.add(ev)
 }
 

@@ -253,8 +253,8 @@ func score(a assessment, cs []Culprit, w Weights) []Finding {
 			if fd.Decide == "" {
 				fd.Decide = c.WouldDecide
 			}
-			if fd.Capture == "" {
-				fd.Capture = c.Capture
+			if fd.Capture == "" && parser.PyTorchStack(a.first.Ev.Framework) {
+				fd.Capture = c.Capture // written in torch's terms
 			}
 		}
 		fd.Confidence = math.Round(fd.Confidence*100) / 100
@@ -315,7 +315,6 @@ func priorFinding(c *Culprit, f *Facts) Finding {
 		Evidence:    []Evidence{f.EventLine()},
 		Quantities:  Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested},
 		Decide:      c.WouldDecide,
-		Capture:     c.Capture,
 	}
 }
 

@@ -308,7 +308,7 @@ func trainingCue() cue {
 // process_images, k-diffusion samplers), embedding encoders, detection
 // scripts, llama.cpp and ollama, ONNX Runtime, and every serving engine.
 func inferenceCue() cue {
-	c := words("generate", "generate_step", "transcribe", "max_new_tokens", "inference", "infer(", "predict", "predict_step", "stream_inference", "inference_on_dataset", "pipeline", "pipe(", "diffusers/", "chat(", "vllm", "no_grad", "inference_mode", "decorate_context", "Prompt executed", "comfy", "ComfyUI", "sampler", "sd_samplers", "k_diffusion", "txt2img", "img2img", "process_images", "sentence_transformers", "detect.py", "llama-server", "llama_cpp", "ollama", "onnxruntime", "vllm serve", "serving", "api_server", "eval(", "evaluate", "demo")
+	c := words("generate", "generate_step", "transcribe", "max_new_tokens", "inference", "infer(", "predict", "predict_step", "stream_inference", "inference_on_dataset", "pipeline", "pipe(", "diffusers/", "chat(", "vllm", "no_grad", "inference_mode", "decorate_context", "Prompt executed", "comfy", "ComfyUI", "sampler", "sd_samplers", "k_diffusion", "txt2img", "img2img", "process_images", "sentence_transformers", "detect.py", "llama-server", "llama_cpp", "ollama", "onnxruntime", "vllm serve", "serving", "api_server", "evaluate", "demo")
 	c.Words = append(c.Words, parser.CueServing().Words...)
 	return c
 }

@@ -1,0 +1,47 @@
+package parser
+
+import "strings"
+
+// frameworkOf names the framework of a failure whose family does not:
+// the package its innermost frames run in, else one its message names.
+// It is "" when neither says.
+func frameworkOf(ev *Event) string {
+	for k := len(ev.Frames) - 1; k >= 0; k-- {
+		if fw := packageFramework(strings.ReplaceAll(ev.Frames[k].File, `\`, "/")); fw != "" {
+			return fw
+		}
+	}
+	msg := ev.Message
+	switch {
+	case strings.Contains(msg, "onnxruntime") || strings.Contains(msg, "ONNXRuntimeError"):
+		return "onnxruntime"
+	case strings.Contains(msg, "tensorflow/") || strings.Contains(msg, "tensorflow::"):
+		return "tensorflow"
+	}
+	return ""
+}
+
+// packageFramework maps a frame's file to the framework whose package it
+// is in ("…/site-packages/tensorflow/python/…" → tensorflow); files of
+// other packages and of the user's own code name none.
+func packageFramework(file string) string {
+	for _, p := range []struct{ dir, fw string }{
+		{"/torch/", "pytorch"},
+		{"/transformers/", "pytorch"},
+		{"/tensorflow/", "tensorflow"},
+		{"/keras/", "tensorflow"},
+		{"/jax/", "jax"},
+		{"/jaxlib/", "jax"},
+		{"/flax/", "jax"},
+		{"/paddle/", "paddlepaddle"},
+		{"/onnxruntime/", "onnxruntime"},
+		{"/mlx/", "mlx"},
+		{"/mlx_lm/", "mlx"},
+		{"/cupy/", "cupy"},
+	} {
+		if strings.Contains(file, "-packages"+p.dir) {
+			return p.fw
+		}
+	}
+	return ""
+}
