@@ -205,7 +205,11 @@ func TestCorpusScore(t *testing.T) {
 			v := judge(&test[i], cs, w)
 			cv.add(v)
 			if !v.right1 {
-				misses = append(misses, fmt.Sprintf("%s: want %s %v, got %s at %.2f", v.name, test[i].root, test[i].acceptable, v.first, v.confidence))
+				top3 := ""
+				if !v.right3 {
+					top3 = " (not in the first three)"
+				}
+				misses = append(misses, fmt.Sprintf("%s: want %s %v, got %s at %.2f%s", v.name, test[i].root, test[i].acceptable, v.first, v.confidence, top3))
 			}
 		}
 	}
