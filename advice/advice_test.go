@@ -386,3 +386,20 @@ func TestWeightFixesInsideVLLM(t *testing.T) {
 		t.Errorf("weights-too-large fixes %v: want vLLM's first", ids)
 	}
 }
+
+// TestVLLMShareAlreadyHigh: a command line that already gives vLLM 0.95
+// of the device rules out raising it, citing that line.
+func TestVLLMShareAlreadyHigh(t *testing.T) {
+	rep := build(t, filepath.Join("..", "fixtures", "formats", "tried-vllm-share-095.log"), rules.Hints{})
+	for _, d := range rep.Diagnoses {
+		for _, fx := range d.Fixes {
+			if fx.ID == "raise-gpu-memory-utilization" {
+				t.Errorf("%s recommends raising gpu_memory_utilization, which the command line sets to 0.95", d.Culprit)
+			}
+		}
+	}
+	x, ok := ineffectiveIDs(rep)["raise-gpu-memory-utilization"]
+	if !ok || !x.Tried || x.Line != 1 {
+		t.Errorf("raising gpu_memory_utilization: %+v, want it ruled out as tried at line 1", x)
+	}
+}

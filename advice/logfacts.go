@@ -3,6 +3,7 @@ package advice
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/oomdoc/oomdoc/parser"
@@ -21,6 +22,7 @@ type fact struct {
 // kernel, the device family. A fix that one of them rules out is never
 // offered; the report says what the log shows instead.
 type logFacts struct {
+	gpuShareHigh          *fact // gpu_memory_utilization already at 0.95 or more
 	expandable            *fact // expandable_segments:True set before start
 	expandableInPython    *fact // set with os.environ inside the program
 	expandableUnsupported *fact // the platform ignores it
@@ -135,6 +137,10 @@ func readLogFacts(res *parser.Result, ev *parser.Event) logFacts {
 		}
 		v := strings.Trim(s.Value, `"'`)
 		switch s.Name {
+		case "gpu_memory_utilization":
+			if u, err := strconv.ParseFloat(v, 64); err == nil && u >= 0.95 {
+				set(&lf.gpuShareHigh, "utilization", "gpu_memory_utilization "+v) // either spelling holds the word
+			}
 		case "gradient_checkpointing":
 			if truthy(v) {
 				set(&lf.checkpointing, "gradient_checkpointing", "gradient_checkpointing="+v)

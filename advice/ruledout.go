@@ -87,6 +87,8 @@ func (lf *logFacts) ruledOut(id string, evLine int) (ruleOut, bool) {
 		}
 	case "gradient-checkpointing":
 		return tried(lf.checkpointing, "the activations left are the ones checkpointing keeps")
+	case "raise-gpu-memory-utilization":
+		return tried(lf.gpuShareHigh, "vLLM already has 0.95 of the device or more")
 	case "load-in-4bit":
 		return tried(lf.fourBit, "the weights are already 4-bit")
 	case "load-in-8bit":

@@ -25,6 +25,9 @@ var (
 	reSmiGPU     = lazyRE(`^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|`)
 	reSmiProc    = lazyRE(`^\|\s+(\d+)\s+(?:\S+\s+\S+\s+)?(\d+)\s+(C\+G|C|G)\s+(.*?)\s+(\d+|N/A)(?:MiB)?\s*\|`)
 	reSetting    = lazyRE(`(?:^|[\s(,{"'-])(max_pixels|min_pixels|batch_size|per_device_train_batch_size|per_device_eval_batch_size|train_batch_size|eval_batch_size|max_new_tokens|max_length|max_seq_length|max_model_len|max-model-len|max_num_seqs|max-num-seqs|gpu_memory_utilization|gpu-memory-utilization|enable_thinking|thinking_budget|torch_dtype|dtype|load_in_4bit|load_in_8bit|attn_implementation|output_attentions|device_map|gradient_checkpointing|num_workers|num_beams|hd_num|cache_implementation|low_cpu_mem_usage|use_cache|image_size|resolution|height|width|max_split_size_mb|expandable_segments|num_logits_to_keep|logits_to_keep)["']?\s*[=:]\s*["']?([^,)\s"'}]+)`)
+	// reFlagSetting is a serving engine's command-line flag with its value
+	// after a space: "vllm serve M --gpu-memory-utilization 0.95".
+	reFlagSetting = lazyRE(`(?:^|\s)--(max[-_]model[-_]len|gpu[-_]memory[-_]utilization|max[-_]num[-_]seqs|dtype)\s+([^\s"'=-][^\s"',)]*)`)
 )
 
 // A noticeCue names a non-fatal line worth remembering by a phrase in it.
@@ -203,6 +206,14 @@ func (c *contextScanner) scan(text string, no int) {
 			if name == "dtype" && !strings.Contains(text, "from_pretrained") && !strings.Contains(text, "--dtype") && !strings.Contains(text, "LLM(") {
 				continue // softmax(…, dtype=torch.float32) says nothing about the weights
 			}
+			if c.once("set:"+name+"="+m[2]) && len(c.ctx.Settings) < maxContextFacts {
+				c.ctx.Settings = append(c.ctx.Settings, Setting{Name: name, Value: m[2], Line: no})
+			}
+		}
+	}
+	if strings.Contains(text, " --") && containsAny(text, c.hints) {
+		for _, m := range reFlagSetting.FindAllStringSubmatch(text, 8) {
+			name := strings.ReplaceAll(m[1], "-", "_")
 			if c.once("set:"+name+"="+m[2]) && len(c.ctx.Settings) < maxContextFacts {
 				c.ctx.Settings = append(c.ctx.Settings, Setting{Name: name, Value: m[2], Line: no})
 			}
