@@ -54,6 +54,11 @@ func checkAllocationLimit(f *Facts) *Finding {
 		fd.Decide = "which tensor is this large: the limit is the wall, but the tensor's size is the cause"
 	case ev.Hint == "allocation-limit":
 		fd.fire(limitHint)
+	case ev.Kind == parser.KindXPU && f.Requested >= 4*gib && !f.FreeKnown && !f.Capped && f.Capacity > 0 && f.UnallocKnown && f.Capacity-f.heldByProcess() >= f.Requested:
+		// Newer XPU messages print no free figure; an allocator that holds
+		// too little to crowd out the request points at the same cap.
+		fd.fire(limitXPU4G)
+		fd.Arithmetic = append(fd.Arithmetic, "Intel Arc/XPU: a single allocation of 4 GiB or more is refused regardless of free memory", fmt.Sprintf("capacity %s − this process %s leaves room for the %s request", size(f.Capacity), size(f.heldByProcess()), size(f.Requested)))
 	case f.FreeKnown && f.Requested > 0 && f.Free >= f.Requested && !f.Capped:
 		switch {
 		case ev.Kind == parser.KindXPU && f.Requested >= 4*gib:
