@@ -35,7 +35,8 @@ func barOf(ev *parser.Event) (memoryBar, bool) {
 	if ev.RequestedBytes != nil {
 		b.request = *ev.RequestedBytes
 	}
-	if b.knownFree && (b.knownAllocated || b.knownUnalloc) {
+	if b.knownFree && (b.knownAllocated || b.knownUnalloc) && !b.oversubscribed() {
+		// printed figures are rounded: a few MiB below zero is none
 		b.outside = max(0, b.capacity-b.free-b.allocated-b.unallocated)
 		b.knownOutside = true
 	}
@@ -43,6 +44,13 @@ func barOf(ev *parser.Event) (memoryBar, bool) {
 		return b, false
 	}
 	return b, true
+}
+
+// oversubscribed reports whether PyTorch holds more than the device's
+// capacity: the driver is paging device memory out (Windows' CUDA
+// system-memory fallback), or the capacity printed is not the device's.
+func (b memoryBar) oversubscribed() bool {
+	return b.allocated+b.unallocated > b.capacity
 }
 
 // draw renders the bar in width cells and the request marker line.

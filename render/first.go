@@ -16,6 +16,9 @@ import (
 func (t *textWriter) firstScreen(rep advice.Report) {
 	ev := rep.Events[0]
 	t.hang("", "  ", t.st.verdict.Render("✗ "+verdictWords(&ev, rep.ShortBytes)))
+	if note := oversubscribedWords(&ev); note != "" {
+		t.para("  ", t.st.warn.Render("note: ")+note)
+	}
 	if !rep.Decided {
 		t.undecided(rep, &ev)
 		return

@@ -140,6 +140,9 @@ func writeMarkdown(w io.Writer, rep advice.Report, m *snapshot.Measured) error {
 func mdFirst(p func(string, ...any), rep advice.Report) {
 	ev := rep.Events[0]
 	p("**✗ %s**\n\n", mdText(verdictWords(&ev, rep.ShortBytes)))
+	if note := oversubscribedWords(&ev); note != "" {
+		p("_Note:_ %s\n\n", mdText(note))
+	}
 	if !rep.Decided {
 		if len(rep.Diagnoses) == 0 {
 			short, _ := noCause(rep)

@@ -107,3 +107,13 @@ func noCause(rep advice.Report) (short, long string) {
 	return "Cause unknown: the log does not show what holds the memory.",
 		"Unknown. None of oomdoc's culprits matches the evidence in this log, and oomdoc does not guess."
 }
+
+// oversubscribedWords is the note a report gives when PyTorch holds more
+// than the device's capacity, "" otherwise.
+func oversubscribedWords(ev *parser.Event) string {
+	b, ok := barOf(ev)
+	if !ok || !b.oversubscribed() {
+		return ""
+	}
+	return fmt.Sprintf("PyTorch holds %s on a device of %s, more than it has: on Windows the driver pages the excess into shared system memory (the CUDA system-memory fallback, slow) until that runs out too; elsewhere the capacity printed is not the whole device's.", parser.FormatSize(b.allocated+b.unallocated), parser.FormatSize(b.capacity))
+}

@@ -31,3 +31,23 @@ func TestKindWords(t *testing.T) {
 		}
 	}
 }
+
+func TestOversubscribedWords(t *testing.T) {
+	const gib = int64(1) << 30
+	p := func(n int64) *int64 { return &n }
+	for _, tc := range []struct {
+		name                        string
+		total, alloc, unalloc, free *int64
+		want                        bool
+	}{
+		{"PyTorch holds more than the device (Windows' sysmem fallback)", p(8 * gib), p(14 * gib), p(gib / 8), p(0), true},
+		{"the reserve alone over capacity", p(8 * gib), nil, p(9 * gib), p(0), true},
+		{"a full device, not more", p(8 * gib), p(7 * gib), p(gib - 1), p(1), false},
+		{"no capacity printed", nil, p(14 * gib), p(0), p(0), false},
+	} {
+		ev := &parser.Event{TotalBytes: tc.total, AllocatedBytes: tc.alloc, ReservedUnallocatedBytes: tc.unalloc, FreeBytes: tc.free}
+		if got := oversubscribedWords(ev) != ""; got != tc.want {
+			t.Errorf("%s: note %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
