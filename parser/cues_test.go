@@ -101,6 +101,8 @@ func TestCueWords(t *testing.T) {
 		{CueEval(), `/site-packages/detectron2/evaluation/evaluator.py inference_on_dataset( outputs = model(inputs)`, true},
 		{CueEval(), `/site-packages/ultralytics/engine/validator.py __call__( preds = model(batch["img"], augment=augment)`, true},
 		{CueEval(), `/site-packages/torch/nn/modules/module.py _call_impl( return forward_call(*args, **kwargs)`, false},
+		{CueLoad(), `G:/env/lib/site-packages/paddle/framework/io.py load( load_result[key] = _ndarray_to_tensor(`, true},
+		{CueLoad(), `/app/run.py <module>( state_dict = paddle.load(args.pretrained_model)`, true},
 		{CueEval(), `/site-packages/mlx_lm/generate.py generate_step( mx.eval([c.state for c in prompt_cache])`, false}, // MLX's lazy evaluation, not an eval loop
 		// forward
 		{CueForward(), `/site-packages/flax/linen/module.py apply( return apply(fn, mutable=mutable)(variables, *args, **kwargs)`, false},
