@@ -2,6 +2,8 @@ package advice
 
 import (
 	"strings"
+
+	"github.com/oomdoc/oomdoc/parser"
 )
 
 func vaeFixes(c *fixContext) []Fix {
@@ -30,6 +32,12 @@ func hostFixes(c *fixContext) []Fix {
 			Caveat:  "Fewer workers can slow data loading.",
 		}}
 	}
+	limitWhy := "The kernel or the batch system killed the process at its memory limit."
+	if c.f.Ev.Kind == parser.KindCPU {
+		// An allocator's refusal (DefaultCPUAllocator, NumPy's
+		// _ArrayMemoryError, MemoryError): nothing was killed.
+		limitWhy = "The allocation was refused at the machine's (or the container's) memory limit."
+	}
 	return []Fix{{
 		ID:      "reduce-host-memory",
 		Title:   "Lower host-RAM peaks: fewer workers, memory-mapped loading, no full CPU copies",
@@ -39,7 +47,7 @@ func hostFixes(c *fixContext) []Fix {
 	}, {
 		ID:      "more-host-memory",
 		Title:   "Raise the memory limit (job, container) or add swap",
-		Why:     "The kernel or the batch system killed the process at its memory limit.",
+		Why:     limitWhy,
 		Snippet: "#SBATCH --mem=64G     # SLURM\ndocker run --memory=64g ...",
 		Caveat:  "Swap is slow.",
 	}}
