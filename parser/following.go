@@ -1,5 +1,7 @@
 package parser
 
+import "strings"
+
 // The lines printed after a failure, quoted on its event.
 
 // followingKept is how many lines after a failure an Event quotes.
@@ -10,8 +12,17 @@ const followingKept = 32
 // one. The line being read, if it is past the message, is the first.
 func (s *scanner) startFollowing(ev *Event) {
 	s.followEv, s.follow = ev, followingKept
-	if s.curNo > ev.endLine && s.curText != "" {
-		s.quoteFollowing(s.curNo, s.curText)
+	if s.curNo <= ev.endLine {
+		return
+	}
+	text := s.curText
+	if r := &s.ring[(s.ringNext+ringSize-1)%ringSize]; text == "" && r.no == s.curNo {
+		// The line that closed a pending message was read before the
+		// event existed to quote it.
+		text = strings.TrimSpace(stripPrefixes(toText(stripANSI(r.buf))).text)
+	}
+	if text != "" {
+		s.quoteFollowing(s.curNo, text)
 	}
 }
 

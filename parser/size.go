@@ -195,3 +195,30 @@ func fixed2(n, unit int64) string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// SizeReport reports whether a line reports the size of something already
+// allocated, as native runtimes log each buffer they create
+// ("llama_kv_cache_init: CUDA0 KV buffer size = 379.23 MiB", "KV self
+// size = 1005.79 MiB"): a fact about an allocation that succeeded, not
+// the one that failed.
+func SizeReport(line string) bool {
+	for rest := line; ; {
+		i := strings.Index(rest, "size")
+		if i < 0 {
+			return false
+		}
+		after := strings.TrimLeft(rest[i+len("size"):], " ")
+		if strings.HasPrefix(after, "=") {
+			v := strings.TrimLeft(after[1:], " ")
+			if n := len(v) - len(strings.TrimLeft(v, "0123456789.")); n > 0 {
+				unit := strings.TrimLeft(v[n:], " ")
+				for _, u := range []string{"MiB", "GiB", "KiB", "MB", "GB", "KB", "B "} {
+					if strings.HasPrefix(unit+" ", u) {
+						return true
+					}
+				}
+			}
+		}
+		rest = rest[i+len("size"):]
+	}
+}

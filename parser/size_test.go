@@ -101,3 +101,22 @@ func TestSizeRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestSizeReport(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{"llama_kv_cache_init:      CUDA1 KV buffer size =    82.44 MiB", true},
+		{"llama_new_context_with_model: KV self size  = 1005.79 MiB, K (f16):  502.89 MiB", true},
+		{"llm_load_tensors:        CUDA0 buffer size =  7605.34 MiB", true},
+		{"ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 292926534144", false},
+		{"llama_kv_cache_init: failed to allocate buffer for kv cache", false},
+		{"batch_size = 8", false},
+		{"past_key_values = model(input_ids, use_cache=True)", false},
+	} {
+		if got := SizeReport(tc.line); got != tc.want {
+			t.Errorf("SizeReport(%q) = %v, want %v", tc.line, got, tc.want)
+		}
+	}
+}

@@ -49,7 +49,13 @@ func checkKVCache(f *Facts) *Finding {
 	ev := f.Ev
 	fd := &Finding{Culprit: "kv-cache", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Inference: true}}
 	measured := f.fireMeasured(fd, snapshot.KindKVCache, kvMeasured, 0.15)
-	if e, ok := f.Find(kvCue()); ok || measured {
+	e, ok := f.Find(kvCue())
+	if ok && e.Line < ev.Line && parser.SizeReport(e.Text) {
+		// "llama_kv_cache_init: CUDA1 KV buffer size = 82.44 MiB" reports
+		// a cache allocation that succeeded before the failure.
+		ok = false
+	}
+	if ok || measured {
 		if ok {
 			fd.fire(kvFrames)
 		}

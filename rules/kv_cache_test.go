@@ -1,0 +1,33 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/oomdoc/oomdoc/models"
+	"github.com/oomdoc/oomdoc/parser"
+)
+
+// TestKVCacheNotFromSizeReports: llama.cpp logs each buffer it allocates;
+// a KV buffer's size line before the failure is a cache that fit, while a
+// failure that names the KV cache is one that did not.
+func TestKVCacheNotFromSizeReports(t *testing.T) {
+	const ctx = "llama_kv_cache_init:      CUDA0 KV buffer size =  2048.00 MiB\nllama_new_context_with_model: KV self size  = 2048.00 MiB\n"
+	for _, tc := range []struct {
+		name string
+		log  string
+		want bool
+	}{
+		{"the compute buffer fails after the cache fit", ctx + "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 6144.25 MiB on device 0: cudaMalloc failed: out of memory\nggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 6442713088\n", false},
+		{"the cache itself fails", "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory\nllama_kv_cache_init: failed to allocate buffer for kv cache\n", true},
+	} {
+		res, err := parser.Parse(strings.NewReader(tc.log), "in.log")
+		if err != nil || len(res.Events) == 0 {
+			t.Fatalf("%s: parse: %v, %d events", tc.name, err, len(res.Events))
+		}
+		fd := checkKVCache(NewFacts(Input{Result: res, Catalog: models.Load()}, 0))
+		if got := fd != nil && len(fd.Signals) > 0 && fd.Signals[0] == kvFrames; got != tc.want {
+			t.Errorf("%s: kv-cache frames evidence %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
