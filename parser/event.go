@@ -256,16 +256,3 @@ func (o Optional) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(string(o))
 }
-
-// PyTorchStack reports whether a failure's framework runs on PyTorch, or
-// is unknown (most logs are PyTorch's): the snippets and capture steps
-// written in torch and transformers terms apply to it. TensorFlow, JAX,
-// PaddlePaddle, MLX, llama.cpp (ggml, ollama), MegEngine, NumPy, CuPy,
-// ncnn, ONNX Runtime, Tenstorrent and Vulkan runtimes do not run them.
-func PyTorchStack(framework string) bool {
-	switch framework {
-	case "tensorflow", "jax", "paddle", "paddlepaddle", "mlx", "ggml", "ollama", "megengine", "numpy", "cupy", "ncnn", "tt-metal", "vulkan", "onnxruntime":
-		return false
-	}
-	return true
-}

@@ -19,7 +19,8 @@ func (s *scanner) startFollowing(ev *Event) {
 	if r := &s.ring[(s.ringNext+ringSize-1)%ringSize]; text == "" && r.no == s.curNo {
 		// The line that closed a pending message was read before the
 		// event existed to quote it.
-		text = strings.TrimSpace(stripPrefixes(toText(stripANSI(r.buf))).text)
+		r.prepare()
+		text = strings.TrimSpace(r.text)
 	}
 	if text != "" {
 		s.quoteFollowing(s.curNo, text)

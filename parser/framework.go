@@ -45,3 +45,16 @@ func packageFramework(file string) string {
 	}
 	return ""
 }
+
+// PyTorchStack reports whether a failure's framework runs on PyTorch, or
+// is unknown (most logs are PyTorch's): the snippets and capture steps
+// written in torch and transformers terms apply to it. TensorFlow, JAX,
+// PaddlePaddle, MLX, llama.cpp (ggml, ollama), MegEngine, NumPy, CuPy,
+// ncnn, ONNX Runtime, Tenstorrent and Vulkan runtimes do not run them.
+func PyTorchStack(framework string) bool {
+	switch framework {
+	case "tensorflow", "jax", "paddle", "paddlepaddle", "mlx", "ggml", "ollama", "megengine", "numpy", "cupy", "ncnn", "tt-metal", "vulkan", "onnxruntime":
+		return false
+	}
+	return true
+}

@@ -23,8 +23,8 @@ import (
 const raisedWindow = 8
 
 // raisedFailure opens, at the end of input, the failure a cut traceback's
-// raising code line names; it reports whether it found one.
-func (s *scanner) raisedFailure() bool {
+// raising code line names, if any.
+func (s *scanner) raisedFailure() {
 	streams := make([]string, 0, len(s.tbs))
 	for stream := range s.tbs {
 		streams = append(streams, stream)
@@ -61,10 +61,8 @@ func (s *scanner) raisedFailure() bool {
 				ev := s.events[len(s.events)-1]
 				ev.Truncated = true
 				ev.Detection = &Detection{Family: m.name + "/raise-literal", Tier: 1}
-				return true
 			}
-			return false
+			return
 		}
 	}
-	return false
 }

@@ -1,12 +1,6 @@
 package rules
 
-import (
-	"strings"
-	"testing"
-
-	"github.com/oomdoc/oomdoc/models"
-	"github.com/oomdoc/oomdoc/parser"
-)
+import "testing"
 
 // TestKVCacheNotFromSizeReports: llama.cpp logs each buffer it allocates;
 // a KV buffer's size line before the failure is a cache that fit, while a
@@ -21,11 +15,7 @@ func TestKVCacheNotFromSizeReports(t *testing.T) {
 		{"the compute buffer fails after the cache fit", ctx + "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 6144.25 MiB on device 0: cudaMalloc failed: out of memory\nggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 6442713088\n", false},
 		{"the cache itself fails", "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory\nllama_kv_cache_init: failed to allocate buffer for kv cache\n", true},
 	} {
-		res, err := parser.Parse(strings.NewReader(tc.log), "in.log")
-		if err != nil || len(res.Events) == 0 {
-			t.Fatalf("%s: parse: %v, %d events", tc.name, err, len(res.Events))
-		}
-		fd := checkKVCache(NewFacts(Input{Result: res, Catalog: models.Load()}, 0))
+		fd := checkKVCache(factsOf(t, tc.log))
 		if got := fd != nil && len(fd.Signals) > 0 && fd.Signals[0] == kvFrames; got != tc.want {
 			t.Errorf("%s: kv-cache frames evidence %v, want %v", tc.name, got, tc.want)
 		}

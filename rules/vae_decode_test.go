@@ -1,12 +1,6 @@
 package rules
 
-import (
-	"strings"
-	"testing"
-
-	"github.com/oomdoc/oomdoc/models"
-	"github.com/oomdoc/oomdoc/parser"
-)
+import "testing"
 
 func TestDiffusionPipeline(t *testing.T) {
 	const oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of which 1.02 GiB is free."
@@ -27,12 +21,7 @@ func TestDiffusionPipeline(t *testing.T) {
     scheduler_outputs = self._schedule()`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			log := "Traceback (most recent call last):\n" + tc.log + "\n" + oom + "\n"
-			res, err := parser.Parse(strings.NewReader(log), "in.log")
-			if err != nil || len(res.Events) == 0 {
-				t.Fatalf("parse: %v, %d events", err, len(res.Events))
-			}
-			f := NewFacts(Input{Result: res, Catalog: models.Load()}, 0)
+			f := factsOf(t, "Traceback (most recent call last):\n"+tc.log+"\n"+oom+"\n")
 			if got := f.diffusionPipeline(); got != tc.want {
 				t.Errorf("diffusionPipeline() = %v, want %v", got, tc.want)
 			}
