@@ -103,6 +103,11 @@ func TestCueWords(t *testing.T) {
 		{CueEval(), `/site-packages/torch/nn/modules/module.py _call_impl( return forward_call(*args, **kwargs)`, false},
 		{CueLoad(), `G:/env/lib/site-packages/paddle/framework/io.py load( load_result[key] = _ndarray_to_tensor(`, true},
 		{CueLoad(), `/app/run.py <module>( state_dict = paddle.load(args.pretrained_model)`, true},
+		// Module.cuda moves weights; a tensor's .cuda() moves data
+		{CueLoad(), `train.py main( model = Net().cuda()`, true},
+		{CueLoad(), `train.py main( self.backbone_net.cuda()`, true},
+		{CueLoad(), `src/evaluation.py <module>( gaussian_kernel.cuda()`, false},
+		{CueLoad(), `train.py train( images, labels = images.cuda(), labels.cuda()`, false},
 		{CueEval(), `/site-packages/mlx_lm/generate.py generate_step( mx.eval([c.state for c in prompt_cache])`, false}, // MLX's lazy evaluation, not an eval loop
 		// forward
 		{CueForward(), `/site-packages/flax/linen/module.py apply( return apply(fn, mutable=mutable)(variables, *args, **kwargs)`, false},
