@@ -147,7 +147,8 @@ func Build(in rules.Input) Report {
 		rep.Diagnoses = append(rep.Diagnoses, Diagnosis{Finding: fd, Fixes: fixes})
 	}
 	rep.Decided = decided(findings)
-	if top.Requested > 0 && top.FreeKnown && top.Requested > top.Free {
+	if top.Requested > 0 && top.FreeKnown && top.Requested > top.Free && !top.Ev.RequestOverflow {
+		// a request no device holds is short of nothing memory could give
 		rep.ShortBytes = bytesp(top.Requested - top.Free)
 	}
 	tried := rep.choose(&lf, top)

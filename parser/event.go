@@ -114,9 +114,11 @@ type Event struct {
 	// prints (TensorFlow's "shape[563354,256] and type float"), computed as
 	// elements × dtype width; nil when the dtype is not printed or unknown.
 	TensorBytes *int64 `json:"tensor_bytes,omitempty"`
-	// RequestOverflow marks a request too large to be a real allocation
-	// ("Tried to allocate more than 1EB"): a shape bug or an integer
-	// overflow. RequestedBytes stays nil (unknown).
+	// RequestOverflow marks a request too large to be a real allocation:
+	// "Tried to allocate more than 1EB", or a printed request of a
+	// pebibyte or more, a shape bug or an integer overflow. RequestedBytes
+	// is nil (unknown) when the message prints no figure below 2^60 bytes,
+	// and the exact figure otherwise.
 	RequestOverflow bool `json:"request_overflow,omitempty"`
 	// SelfProcess is the listed "Process N has …" entry that must be this
 	// process (it alone holds at least what PyTorch reserved) when the

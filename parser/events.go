@@ -29,6 +29,9 @@ func (s *scanner) close(stream string) {
 		return
 	}
 	p.m.fill(ev, ev.Message)
+	if ev.RequestedBytes != nil && *ev.RequestedBytes >= implausibleBytes {
+		ev.RequestOverflow = true
+	}
 	if ev.Kind == "" {
 		ev.Kind = p.m.kind
 	}

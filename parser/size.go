@@ -11,6 +11,14 @@ import (
 // more than 1EB memory". Anything larger is a sentinel or garbage.
 const maxBytes = 1 << 60
 
+// implausibleBytes is the smallest request that no run could have meant:
+// one pebibyte (2^50 bytes), thousands of times what the largest
+// accelerator or host holds. A request this large is a size computed
+// wrongly (an overflowed product, uninitialised memory read as a length:
+// "Tried to allocate 538976288.13 GiB" is 0x20202020 GiB, four ASCII
+// spaces), however exactly it parses.
+const implausibleBytes = 1 << 50
+
 // bogusProcessBytes is what NVML_VALUE_NOT_AVAILABLE (0xFFFFFFFFFFFFFFFF)
 // renders as through PyTorch's format_size: "17179869184.00 GiB". It means
 // "unknown", never a size.

@@ -231,7 +231,9 @@ func (t *textWriter) memory(ev *parser.Event) {
 		parts = append(parts, t.st.barFree.Render("░")+" free "+parser.FormatSize(b.free))
 	}
 	t.para("  ", strings.Join(parts, "   "))
-	if b.request > 0 && b.knownFree {
+	if b.request > 0 && ev.RequestOverflow {
+		t.para("  ", t.st.barRequest.Render("└")+fmt.Sprintf(" request %s: more than any device holds", parser.FormatSize(b.request)))
+	} else if b.request > 0 && b.knownFree {
 		if b.request > b.free {
 			t.para("  ", t.st.barRequest.Render("└")+fmt.Sprintf(" request %s > free %s: short by %s", parser.FormatSize(b.request), parser.FormatSize(b.free), parser.FormatSize(b.request-b.free)))
 		} else {

@@ -26,8 +26,11 @@ func verdictWords(ev *parser.Event, short *int64) string {
 	if ev.Line > 0 {
 		what += fmt.Sprintf(" (line %d)", ev.Line)
 	}
-	if ev.RequestOverflow {
+	if ev.RequestOverflow && ev.RequestedBytes == nil {
 		what += ": a request larger than any device (over 1 EiB)"
+	}
+	if ev.RequestOverflow && ev.RequestedBytes != nil {
+		return what + ": " + parser.FormatSize(*ev.RequestedBytes) + " requested, more than any device holds"
 	}
 	if ev.RequestedBytes != nil {
 		what += ": " + parser.FormatSize(*ev.RequestedBytes) + " requested"
@@ -94,7 +97,7 @@ func whereWords(input string, line int) string {
 
 // overflowWords is what a report says in place of a cause when the request
 // is larger than any device: the size is wrong, not the memory short.
-const overflowWords = "Not a memory shortage: no device holds a request of over 1 EiB. A size was computed wrongly — a bad tensor shape, a negative dimension read as unsigned, an integer overflow — and no memory setting helps; find the operation whose input shapes multiply to it."
+const overflowWords = "Not a memory shortage: no device holds a request this large (a pebibyte or more). A size was computed wrongly — a bad tensor shape, a negative dimension read as unsigned, an integer overflow — and no memory setting helps; find the operation whose input shapes multiply to it."
 
 // noCause is the sentence a report gives when no culprit is named: why
 // not, in a short form for the first screen and a long one for the

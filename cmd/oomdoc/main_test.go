@@ -75,6 +75,7 @@ var goldenCases = []struct {
 	{"notebook-kernel-only-process", []string{fixture("formats", "notebook-kernel-only-process.log")}},
 	{"xpu-oom-fragmented", []string{fixture("formats", "xpu-oom-fragmented.log")}},
 	{"oversize-request-onnx", []string{fixture("formats", "onnx-arena-oversize-request.log")}},
+	{"implausible-request-torch", []string{fixture("formats", "torch-implausible-request.log")}},
 	{"oversubscribed-windows", []string{fixture("formats", "cuda-oversubscribed-windows.log")}},
 }
 
