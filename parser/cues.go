@@ -172,8 +172,16 @@ func CueTensorRT() Cue {
 	return Cue{"tensorrt", []string{"[TRT]", "nvinfer1", "tensorrt", "TensorRT", "trtexec", "defaultAllocator.cpp", "safeRuntime.cpp", "tensorrt_execution_provider", "TensorrtExecutionProvider"}}
 }
 
+// CueContextSetup is a native runtime setting up its context after the
+// weights are placed: llama.cpp's llama_context and KV-cache lines and the
+// buffers it reports. Such a runtime logs its stages in order, so a
+// loading line above one of these is a stage that finished.
+func CueContextSetup() Cue {
+	return Cue{"context-setup", []string{"llama_context:", "llama_new_context_with_model", "llama_kv_cache", "llama_init_from_model", "KV buffer size", "KV self size"}}
+}
+
 // Vocabulary lists every named cue: those the phases are read from, and
 // the serving engine's.
 func Vocabulary() []Cue {
-	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing(), CueTensorRT()}
+	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing(), CueTensorRT(), CueContextSetup()}
 }

@@ -60,7 +60,19 @@ func phaseOf(ev *Event) string {
 		b.WriteByte('\n')
 	}
 	hasFrames := b.Len() > 0
-	for _, c := range ev.ContextLines {
+	ctx := ev.ContextLines
+	if !hasFrames {
+		// A native runtime's stages come in order: from its context set-up
+		// on, the loading lines above it are done (llama.cpp's
+		// load_tensors before its KV cache and compute buffers).
+		for k := len(ctx) - 1; k >= 0; k-- {
+			if CueContextSetup().Matches(ctx[k].Text) {
+				ctx = ctx[k:]
+				break
+			}
+		}
+	}
+	for _, c := range ctx {
 		b.WriteString(c.Text)
 		b.WriteByte('\n')
 	}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/oomdoc/oomdoc/parser"
 	"github.com/oomdoc/oomdoc/snapshot"
@@ -50,9 +51,7 @@ func checkKVCache(f *Facts) *Finding {
 	fd := &Finding{Culprit: "kv-cache", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Inference: true}}
 	measured := f.fireMeasured(fd, snapshot.KindKVCache, kvMeasured, 0.15)
 	e, ok := f.Find(kvCue())
-	if ok && e.Line < ev.Line && parser.SizeReport(e.Text) {
-		// "llama_kv_cache_init: CUDA1 KV buffer size = 82.44 MiB" reports
-		// a cache allocation that succeeded before the failure.
+	if ok && f.setupReport(e) {
 		ok = false
 	}
 	if ok || measured {
@@ -100,4 +99,19 @@ func checkKVCache(f *Facts) *Finding {
 		}
 	}
 	return fd
+}
+
+// setupReport reports whether a cue line before the failure is a runtime's
+// report of a cache it made: "llama_kv_cache_init: CUDA1 KV buffer size =
+// 82.44 MiB", or any line of llama.cpp's cache set-up (its cells, layers
+// and copy method) that names no failure. The cache was made; the
+// allocation that failed came after it.
+func (f *Facts) setupReport(e Evidence) bool {
+	if e.Line >= f.Ev.Line {
+		return false
+	}
+	if parser.SizeReport(e.Text) {
+		return true
+	}
+	return f.Ev.Framework == "ggml" && !hasAny(strings.ToLower(e.Text), []string{"fail", "error", "out of memory", "unable", "cannot"})
 }

@@ -133,7 +133,6 @@ func generalCues() map[string]string {
 		"infer(":                      "the usual name of an inference entry point",
 		"test(":                       "the usual name of an evaluation entry point",
 		"jax/":                        "any frame inside the jax package",
-		"processing image":            "llama.cpp's multimodal CLI logs this for every image it encodes",
 		"v_cache":                     "the value half of a KV cache in most hand-written decoders",
 		"setup_caches":                "gpt-fast's and torchtune's call that preallocates the KV cache",
 		"cache_shape":                 "the shape argument of every static KV-cache constructor",

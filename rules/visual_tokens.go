@@ -40,7 +40,30 @@ const (
 
 // visionCue holds the words that point at the image path of a vision-language model.
 func visionCue() cue {
-	return words("visual_tokenizer", "vision_tower", "vision_model", "visual.", "get_image_features", "encode_images", "image_features", "pixel_values", "merge_multimodal", "multi_modal_projector", "mm_projector", "patch_embed", "siglip", "navit", "mmproj", "clip_image", "encode_image", "process_image", "processing image", "image slice", "vit.", "VisionTransformer", "visual_embed", "vision_encoder", "pixel_values_videos", "_grid_thw", "get_video_features", "prepare_inputs_labels_for_multimodal", "clip_vision")
+	return words("visual_tokenizer", "vision_tower", "vision_model", "visual.", "get_image_features", "encode_images", "image_features", "pixel_values", "merge_multimodal", "multi_modal_projector", "mm_projector", "patch_embed", "siglip", "navit", "mmproj", "clip_image", "encode_image", "vit.", "VisionTransformer", "visual_embed", "vision_encoder", "pixel_values_videos", "_grid_thw", "get_video_features", "prepare_inputs_labels_for_multimodal", "clip_vision")
+}
+
+// appImageCue holds the words an application prints around any image job
+// ("processing image...", process_image, a server's image slices). They
+// point at a vision-language model's image path only where a language
+// model runs: a segmentation network's evaluation loop prints them too.
+func appImageCue() cue {
+	return words("process_image", "processing image", "image slice")
+}
+
+// languageModelRuns reports whether the log shows a language model at
+// work: an LLM engine (llama.cpp's ggml, Ollama, a serving engine),
+// generation, or a vision-language model named by the catalogue.
+func (f *Facts) languageModelRuns(haveVis bool) bool {
+	switch {
+	case haveVis, f.Ev.Framework == "ggml", f.Ev.Framework == "ollama", f.Ev.Kind == parser.KindServing, f.Ev.Phase == parser.PhaseGenerate:
+		return true
+	}
+	if _, ok := f.Find(parser.CueServing()); ok {
+		return true
+	}
+	_, ok := f.Find(parser.CueGenerate())
+	return ok
 }
 
 // imagesInvolved reports whether the log shows images or video near the
@@ -61,21 +84,23 @@ func imagesInvolved(f *Facts) bool {
 // imageWorkCue holds the words of a job that handles images or video: the
 // vision path's own words and the general ones around it.
 func imageWorkCue() cue {
-	return words(append(visionCue().Words, "image", "images", "img", "imgs", "video", "videos", "vision", "visual", "pixel", "pixels", "multimodal", "VL", "vl")...)
+	return words(append(append(visionCue().Words, appImageCue().Words...), "image", "images", "img", "imgs", "video", "videos", "vision", "visual", "pixel", "pixels", "multimodal", "VL", "vl")...)
 }
 
 func checkVisualTokens(f *Facts) *Finding {
 	ev := f.Ev
 	fd := &Finding{Culprit: "visual-tokens", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Inference: f.Inference > 0}}
-	e, visual := f.Find(visionCue())
-	if !visual {
-		e, visual = f.Notice("image-input")
-	}
 	var vis models.Vision
 	haveVis := false
 	if f.Model != nil {
 		vis, haveVis = models.VisionOf(*f.Model)
 		fd.Model = f.Model.ID
+	}
+	e, visual := f.Find(visionCue())
+	if !visual && f.languageModelRuns(haveVis) {
+		if e, visual = f.Notice("image-input"); !visual {
+			e, visual = f.Find(appImageCue())
+		}
 	}
 	// The float32 softmax of a visual tokenizer: tokens × width × 4 B.
 	if sm, ok := f.Find(words("softmax")); ok && (visual || haveVis && vis.SoftmaxWidth > 0) && f.Requested > 0 {

@@ -180,17 +180,29 @@ func isGPUKind(kind string) bool {
 
 // loadingAfter reports whether a line right after the failure says model
 // loading failed ("llama_model_load: error loading model"): the runtime
-// names what it was doing only once the allocation has failed.
+// names what it was doing only once the allocation has failed. A runtime
+// that loaded the weights and then failed to create its context (the KV
+// cache and compute buffers) says "unable to load model" too; a line that
+// names the context says which it was.
 func (f *Facts) loadingAfter() bool {
+	load := false
 	for k, l := range f.Ev.Following {
 		if k == followingCued {
 			break
 		}
-		if hasAny(strings.ToLower(l.Text), loadFailedCue().Words) {
-			return true
+		lower := strings.ToLower(l.Text)
+		if hasAny(lower, contextFailedCue().Words) {
+			return false
 		}
+		load = load || hasAny(lower, loadFailedCue().Words)
 	}
-	return false
+	return load
+}
+
+// contextFailedCue holds the (lower-case) words a runtime prints when the
+// weights loaded but the context after them could not be created.
+func contextFailedCue() cue {
+	return words("failed to initialize the context", "failed to create context", "failed to allocate compute", "llama_new_context_with_model: failed")
 }
 
 // loadFailedCue holds the (lower-case) words a runtime prints when loading
