@@ -9,8 +9,11 @@ import (
 func servingFixes(c *fixContext) []Fix {
 	ev := c.f.Ev
 	q := c.fd.Quantities
-	if ev.Variant == "vllm-startup" {
+	switch ev.Variant {
+	case "vllm-startup":
 		return []Fix{lowerGPUUtilisation()}
+	case "tgi-warmup":
+		return tgiFixes(ev)
 	}
 	lenFix := Fix{
 		ID:      "lower-max-model-len",
@@ -69,4 +72,28 @@ func servingFixes(c *fixContext) []Fix {
 		Snippet: "vllm serve MODEL --max-num-seqs 64",
 		Caveat:  "Lower throughput under load.",
 	})
+}
+
+// tgiFixes are the changes for TGI's warm-up refusal: a smaller prefill
+// batch first, then more memory per token of it.
+func tgiFixes(ev *parser.Event) []Fix {
+	prefill := Fix{
+		ID:      "lower-max-batch-prefill-tokens",
+		Title:   "Lower --max-batch-prefill-tokens",
+		Why:     "TGI warms up with one prefill batch of this many tokens; its activations grow with them, and a smaller batch leaves the rest for the KV cache.",
+		Snippet: "text-generation-launcher --model-id MODEL --max-batch-prefill-tokens 32768 --max-input-tokens 32000 --max-total-tokens 32768",
+		Caveat:  "--max-batch-prefill-tokens must be at least --max-input-tokens: prompts longer than the new batch are refused.",
+	}
+	if n := ev.PrefillTokens; n != nil && *n >= 2 {
+		half := *n / 2
+		prefill.Saving = fmt.Sprintf("prefill batch %s → %s tokens", commas(*n), commas(half))
+		prefill.Snippet = fmt.Sprintf("text-generation-launcher --model-id MODEL --max-batch-prefill-tokens %d --max-input-tokens %d --max-total-tokens %d   # half the refused batch", half, half-1, half)
+	}
+	return []Fix{prefill, {
+		ID:      "tgi-shard-or-quantize",
+		Title:   "Shard the model over more GPUs, or quantise it",
+		Why:     "Each shard holds a part of the weights, and a quantised checkpoint holds fewer bytes: both leave more of each device for the prefill batch and the cache.",
+		Snippet: "text-generation-launcher --model-id MODEL --num-shard 4\n# or: --quantize bitsandbytes-nf4 (or awq / gptq / fp8 for a checkpoint made for it)",
+		Caveat:  "Sharding needs that many GPUs; quantisation costs some accuracy.",
+	}}
 }

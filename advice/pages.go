@@ -155,6 +155,7 @@ func everyFixForm(culprit string) []Fix {
 		{Kind: parser.KindTF, Framework: "tensorflow"},
 		{Kind: parser.KindServing, Framework: "vllm", Variant: "vllm-startup"},
 		{Kind: parser.KindServing, Framework: "vllm", Variant: "vllm-v1"},
+		{Kind: parser.KindServing, Framework: "tgi", Variant: "tgi-warmup"},
 		{Kind: parser.KindHostKill, Signal: "Bus error"},
 		{Kind: parser.KindCUDARuntime, Framework: "ggml"},
 		{Kind: parser.KindCUDA, Framework: "vllm"},

@@ -89,6 +89,7 @@ type Event struct {
 	MaxModelLen           *int64  `json:"max_model_len,omitempty"`     // vLLM
 	KVCacheTokens         *int64  `json:"kv_cache_tokens,omitempty"`   // vLLM V0: tokens the KV cache holds
 	EstimatedMaxLen       *int64  `json:"estimated_max_len,omitempty"` // vLLM V1 suggestion
+	PrefillTokens         *int64  `json:"prefill_tokens,omitempty"`    // TGI: the warm-up prefill batch refused
 	TensorShape           []int64 `json:"tensor_shape,omitempty"`      // TF "OOM when allocating tensor with shape[…]"
 	TensorDType           string  `json:"tensor_dtype,omitempty"`      // TF "and type float"
 	Signal                string  `json:"signal,omitempty"`            // "Killed", "Bus error", "SIGKILL"

@@ -1,6 +1,6 @@
 package parser
 
-// Serving engines and native model runtimes: vLLM, ggml/llama.cpp, MegEngine, MLX/Metal, and the CPU allocators.
+// Serving engines and native model runtimes: vLLM, TGI, ggml/llama.cpp, MegEngine, MLX/Metal, and the CPU allocators.
 
 import (
 	"strconv"
@@ -18,6 +18,7 @@ var (
 	reMegDevice     = lazyRE(`device=(\d+) mem_free=` + size + ` mem_tot=` + size)
 	reMetalMalloc   = lazyRE(`Attempting to allocate (\d+) bytes(?: which is greater than the maximum allowed buffer size of (\d+) bytes)?`)
 	reMetalGGML     = lazyRE(`failed to allocate buffer, size = ` + size)
+	reTGITokens     = lazyRE(`Not enough memory to handle (\d+) (?:prefill |total )?tokens`)
 	reVLLMV0        = lazyRE(`max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)`)
 	reVLLMV1        = lazyRE(`max seq len \((\d+)\),? \(?` + size + ` KV cache is needed, which is larger than the available KV cache memory \(` + size + `\)`)
 	reVLLMEstimated = lazyRE(`estimated maximum model length is (\d+)`)
@@ -50,6 +51,18 @@ func fillVLLM(ev *Event, msg string) {
 	}
 	if strings.Contains(msg, "No available memory for the cache blocks") {
 		ev.Variant = "vllm-no-cache-blocks"
+	}
+}
+
+// fillTGI reads text-generation-inference's warm-up refusal: "Not enough
+// memory to handle 131122 prefill tokens. You need to decrease
+// `--max-batch-prefill-tokens`". TGI raises it when the CUDA OOM of its
+// start-up prefill batch is caught, so the batch's tokens are all it says.
+func fillTGI(ev *Event, msg string) {
+	ev.Framework, ev.Device = "tgi", &Device{Type: "cuda"}
+	ev.Variant = "tgi-warmup"
+	if m := reTGITokens.FindStringSubmatch(msg); m != nil {
+		ev.PrefillTokens = int64p(m[1])
 	}
 }
 

@@ -146,6 +146,13 @@ func frameworkMatchers() []failureMatcher {
 			fill:    fillVLLM,
 		},
 		{
+			name:    "tgi",
+			anchors: []string{"Not enough memory to handle"},
+			locate:  lazyRE(`Not enough memory to handle \d+ (?:prefill |total )?tokens`),
+			kind:    KindServing,
+			fill:    fillTGI,
+		},
+		{
 			name:    "cpu-allocator",
 			anchors: []string{"DefaultCPUAllocator", "CPUAllocator.cpp", "Unable to allocate"},
 			locate:  lazyRE(`\[enforce fail at [^\]]*CPUAllocator\.cpp:\d+\][^.]*\. (?:DefaultCPUAllocator|\d+ vs \d+)|\[enforce fail at [^\]]*alloc_cpu\.cpp:\d+\]|DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|Unable to allocate \d.* for an array with shape`),

@@ -57,6 +57,10 @@ func checkServingBudget(f *Facts) *Finding {
 		fd.fire(servingStartup)
 		fd.Title = "Less free memory at startup than gpu_memory_utilization asks for"
 		fd.Explanation = "vLLM checks that the fraction of the device it was told to use is free when it starts. Something else holds part of it; lower gpu_memory_utilization or free the device."
+	case "tgi-warmup":
+		fd.fire(servingAdmission)
+		fd.Title = "TGI's warm-up prefill batch does not fit beside the weights"
+		fd.Explanation = "At start-up TGI runs one prefill batch of --max-batch-prefill-tokens tokens to size what is left for its KV cache; that batch's activations did not fit in the memory the weights leave. A smaller prefill batch, more shards or a quantised model fixes it."
 	case "vllm-no-cache-blocks":
 		fd.fire(servingAdmission)
 		fd.Title = "Nothing is left for the KV cache after the weights and activations"
