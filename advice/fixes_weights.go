@@ -12,6 +12,8 @@ func weightsFixes(c *fixContext) []Fix {
 		return ggmlWeightsFixes(c)
 	case "vllm":
 		return vllmWeightsFixes(c)
+	case "ctranslate2":
+		return ctranslate2WeightsFixes()
 	}
 	if _, ok := c.f.Find(parser.CueVLLM()); ok {
 		// A PyTorch OOM inside vLLM's loader: vLLM's knobs, not transformers'.
@@ -106,6 +108,25 @@ func ggmlWeightsFixes(c *fixContext) []Fix {
 		Why:     "Each GPU then holds only its share of the layers.",
 		Snippet: "llama-server -m model.gguf -ngl 99 --tensor-split 1,1",
 		Caveat:  "Needs more GPUs; some cross-GPU traffic.",
+	}}
+}
+
+// ctranslate2WeightsFixes are the weight fixes for CTranslate2 models
+// (faster-whisper, whisperX, CTranslate2 translators and generators),
+// whose dtype is the compute_type they are loaded with.
+func ctranslate2WeightsFixes() []Fix {
+	return []Fix{{
+		ID:      "ctranslate2-int8",
+		Title:   "Load the model with compute_type=\"int8_float16\" (or \"int8\")",
+		Why:     "CTranslate2 converts the weights to the compute type as it loads them: int8 weights take half the memory of float16 and a quarter of float32.",
+		Snippet: "WhisperModel(\"large-v3\", device=\"cuda\", compute_type=\"int8_float16\")\n# faster-whisper / whisperX command lines: --compute_type int8_float16",
+		Caveat:  "A small loss of accuracy; int8 needs a GPU with int8 kernels (compute capability 6.1 or later).",
+	}, {
+		ID:      "ctranslate2-smaller-model",
+		Title:   "Use a smaller model size",
+		Why:     "Weight memory grows with the parameter count: one model size down (Whisper large → medium) about halves it.",
+		Snippet: "WhisperModel(\"medium\", device=\"cuda\", compute_type=\"float16\")   # or distil-large-v3",
+		Caveat:  "Lower accuracy than the larger model.",
 	}}
 }
 

@@ -158,6 +158,7 @@ func everyFixForm(culprit string) []Fix {
 		{Kind: parser.KindServing, Framework: "tgi", Variant: "tgi-warmup"},
 		{Kind: parser.KindHostKill, Signal: "Bus error"},
 		{Kind: parser.KindCUDARuntime, Framework: "ggml"},
+		{Kind: parser.KindCUDARuntime, Framework: "ctranslate2"},
 		{Kind: parser.KindCUDA, Framework: "vllm"},
 		{Kind: parser.KindCUDA, Framework: "comfyui"},
 		{Kind: parser.KindMPS, Framework: "mlx"},

@@ -191,4 +191,13 @@ func TestPhaseOfConstructor(t *testing.T) {
 			t.Errorf("%s: phase %q, want %q", tc.name, got, tc.want)
 		}
 	}
+	// CTranslate2 builds no tensors from Python: its constructors load.
+	ct2 := []Frame{app, {File: "/site-packages/faster_whisper/transcribe.py", Function: "__init__", Code: "self.model = ctranslate2.models.Whisper("}}
+	if got := phaseOf(&Event{Frames: ct2, Framework: "ctranslate2"}); got != PhaseLoad {
+		t.Errorf("a CTranslate2 failure in a constructor: phase %q, want load", got)
+	}
+	enc := []Frame{app, {File: "/site-packages/faster_whisper/transcribe.py", Function: "encode", Code: "return self.model.encode(features, to_cpu=to_cpu)"}}
+	if got := phaseOf(&Event{Frames: enc, Framework: "ctranslate2"}); got == PhaseLoad {
+		t.Errorf("a CTranslate2 failure outside a constructor read as load")
+	}
 }

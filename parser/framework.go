@@ -50,10 +50,11 @@ func packageFramework(file string) string {
 // is unknown (most logs are PyTorch's): the snippets and capture steps
 // written in torch and transformers terms apply to it. TensorFlow, JAX,
 // PaddlePaddle, MLX, llama.cpp (ggml, ollama), MegEngine, NumPy, CuPy,
-// ncnn, ONNX Runtime, Tenstorrent and Vulkan runtimes do not run them.
+// ncnn, ONNX Runtime, CTranslate2, Tenstorrent and Vulkan runtimes do not
+// run them.
 func PyTorchStack(framework string) bool {
 	switch framework {
-	case "tensorflow", "jax", "paddle", "paddlepaddle", "mlx", "ggml", "ollama", "megengine", "numpy", "cupy", "ncnn", "tt-metal", "vulkan", "onnxruntime":
+	case "tensorflow", "jax", "paddle", "paddlepaddle", "mlx", "ggml", "ollama", "megengine", "numpy", "cupy", "ncnn", "tt-metal", "vulkan", "onnxruntime", "ctranslate2":
 		return false
 	}
 	return true

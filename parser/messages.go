@@ -226,6 +226,11 @@ func runtimeMatchers() []failureMatcher {
 				if strings.HasPrefix(msg, "HIP") {
 					ev.Device.Type = "rocm"
 				}
+				if strings.Contains(msg, "failed with error out of memory") {
+					// CTranslate2's CUDA check (faster-whisper, and other
+					// C++ runtimes built on it) words its failure so.
+					ev.Framework = "ctranslate2"
+				}
 			},
 		},
 		{

@@ -38,6 +38,12 @@ func closureCue() Cue {
 // lines just before it.
 func phaseOf(ev *Event) string {
 	frames := ev.Frames
+	if ev.Framework == "ctranslate2" && len(frames) > 0 && constructor(frames[len(frames)-1]) {
+		// CTranslate2 builds no tensors from Python: a failure raised in a
+		// constructor is its model object (Whisper, Translator,
+		// Generator) loading the weights.
+		return PhaseLoad
+	}
 	for k := len(frames) - 2; k >= 0; k-- {
 		f := frames[k]
 		if closureCue().Matches(f.Function + " " + f.Code) {
