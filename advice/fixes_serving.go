@@ -81,13 +81,13 @@ func tgiFixes(ev *parser.Event) []Fix {
 		ID:      "lower-max-batch-prefill-tokens",
 		Title:   "Lower --max-batch-prefill-tokens",
 		Why:     "TGI warms up with one prefill batch of this many tokens; its activations grow with them, and a smaller batch leaves the rest for the KV cache.",
-		Snippet: "text-generation-launcher --model-id MODEL --max-batch-prefill-tokens 32768 --max-input-tokens 32000 --max-total-tokens 32768",
-		Caveat:  "--max-batch-prefill-tokens must be at least --max-input-tokens: prompts longer than the new batch are refused.",
+		Snippet: "text-generation-launcher --model-id MODEL --max-batch-prefill-tokens 8192",
+		Caveat:  "--max-input-tokens (--max-input-length in older releases) may not exceed it: lower that too if it was higher, and prompts longer than it are refused.",
 	}
 	if n := ev.PrefillTokens; n != nil && *n >= 2 {
 		half := *n / 2
 		prefill.Saving = fmt.Sprintf("prefill batch %s → %s tokens", commas(*n), commas(half))
-		prefill.Snippet = fmt.Sprintf("text-generation-launcher --model-id MODEL --max-batch-prefill-tokens %d --max-input-tokens %d --max-total-tokens %d   # half the refused batch", half, half-1, half)
+		prefill.Snippet = fmt.Sprintf("text-generation-launcher --model-id MODEL --max-batch-prefill-tokens %d   # half the refused batch", half)
 	}
 	return []Fix{prefill, {
 		ID:      "tgi-shard-or-quantize",

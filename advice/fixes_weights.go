@@ -13,7 +13,7 @@ func weightsFixes(c *fixContext) []Fix {
 	case "vllm":
 		return vllmWeightsFixes(c)
 	case "ctranslate2":
-		return ctranslate2WeightsFixes()
+		return ctranslate2WeightsFixes(c)
 	}
 	if _, ok := c.f.Find(parser.CueVLLM()); ok {
 		// A PyTorch OOM inside vLLM's loader: vLLM's knobs, not transformers'.
@@ -113,21 +113,26 @@ func ggmlWeightsFixes(c *fixContext) []Fix {
 
 // ctranslate2WeightsFixes are the weight fixes for CTranslate2 models
 // (faster-whisper, whisperX, CTranslate2 translators and generators),
-// whose dtype is the compute_type they are loaded with.
-func ctranslate2WeightsFixes() []Fix {
+// whose dtype is the compute_type they are loaded with. A log that shows
+// an int8 compute type already gets only the smaller model.
+func ctranslate2WeightsFixes(c *fixContext) []Fix {
+	smaller := Fix{
+		ID:      "ctranslate2-smaller-model",
+		Title:   "Use a smaller model",
+		Why:     "Weight memory grows with the parameter count: one size down (Whisper large-v3 → medium, NLLB 3.3B → 1.3B) about halves it.",
+		Snippet: "# convert or download the next smaller size of the same model, e.g. WhisperModel(\"medium\", ...)",
+		Caveat:  "Lower accuracy than the larger model.",
+	}
+	if _, int8 := c.f.Find(parser.Cue{Words: []string{"int8_float16", "int8_bfloat16", "int8_float32", `compute_type="int8`, "compute_type='int8", "compute_type int8", "compute_type=int8"}}); int8 {
+		return []Fix{smaller}
+	}
 	return []Fix{{
 		ID:      "ctranslate2-int8",
 		Title:   "Load the model with compute_type=\"int8_float16\" (or \"int8\")",
 		Why:     "CTranslate2 converts the weights to the compute type as it loads them: int8 weights take half the memory of float16 and a quarter of float32.",
-		Snippet: "WhisperModel(\"large-v3\", device=\"cuda\", compute_type=\"int8_float16\")\n# faster-whisper / whisperX command lines: --compute_type int8_float16",
+		Snippet: "ctranslate2.Translator(model_dir, device=\"cuda\", compute_type=\"int8_float16\")   # Generator, models.Whisper alike\n# faster-whisper: WhisperModel(size, device=\"cuda\", compute_type=\"int8_float16\")",
 		Caveat:  "A small loss of accuracy; int8 needs a GPU with int8 kernels (compute capability 6.1 or later).",
-	}, {
-		ID:      "ctranslate2-smaller-model",
-		Title:   "Use a smaller model size",
-		Why:     "Weight memory grows with the parameter count: one model size down (Whisper large → medium) about halves it.",
-		Snippet: "WhisperModel(\"medium\", device=\"cuda\", compute_type=\"float16\")   # or distil-large-v3",
-		Caveat:  "Lower accuracy than the larger model.",
-	}}
+	}, smaller}
 }
 
 // comfyWeightsFixes are the weight fixes for ComfyUI workflows.

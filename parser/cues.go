@@ -94,16 +94,17 @@ func CueBackward() Cue {
 // CueLoad is placing a model's weights on the device: transformers'
 // from_pretrained and its shard loaders, safetensors, accelerate's
 // dispatch (big_modeling), torch.load and Module.to/.cuda (whose frames
-// call self._apply; a bare `x.cuda()` moves a tensor, so only a receiver
-// named as a model, a net or a module, `self`, or a just-built object
-// such as `Net().cuda()` counts), DeepSpeed's engine set-up and ZeRO-3 construction,
+// call self._apply; a bare `x.cuda()` or `x.float().cuda()` moves a
+// tensor, so only a receiver named as a model, a net or a module, `self`,
+// or a just-built `…Net()` or `…Model()` counts), CTranslate2's model
+// constructors and faster-whisper's WhisperModel, DeepSpeed's engine set-up and ZeRO-3 construction,
 // Lightning's model_to_device, the model loaders of vLLM, llama.cpp,
 // ultralytics, fairseq, NeMo, timm, PEFT, diffusers, ComfyUI and A1111,
 // and PaddlePaddle's paddle.load and set_state_dict.
 // Progress lines such as "Loading checkpoint shards" are not load cues:
 // they stay in the context after loading has finished.
 func CueLoad() Cue {
-	return Cue{"load", []string{"deepspeed.initialize", "_configure_distributed_model", "_post_init_method", "llm_load_", "load_tensors", "llama_model_load", "llama_model_load_from_file", "llama_load_model_from_file", "print_info: model", "model_loader", "_initialize_model", "initialize_model(", "init_vllm_registered_model", "from_pretrained", "load_state_dict", "_load_state_dict_into_meta_model", "load_shard_file", "safe_open", "safetensors/torch.py", "set_module_tensor_to_device", "load_checkpoint", "_load_checkpoint", "load_checkpoint_in_model", "load_checkpoint_and_dispatch", "big_modeling.py", "_load_pretrained_model", "caching_allocator_warmup", "torch.load(", "serialization.py", "_rebuild_tensor", "load_model", "load_model_weights", "reload_model_weights", "send_model_to_device", "dispatch_model", "model.to(", "model.cuda", "net.cuda(", "self.cuda(", "module.cuda(", "().cuda()", "self._apply(", "module._apply(", "model_to_device", "load_weights", "modeling_utils.py", "load_model_dict_into_meta", "load_sub_model", "load_adapter", "load_pretrained", "restore_from", "load_from_checkpoint", "load_or_resume", "attempt_load", "attempt_load_weights", "attempt_load_one_weight", "load_model_ensemble", "load_model_ensemble_and_task", "load_models_gpu", "load_checkpoint_guess_config", "load_diffusion_model", "paddle.load(", "paddle/framework/io.py", "set_state_dict"}}
+	return Cue{"load", []string{"deepspeed.initialize", "_configure_distributed_model", "_post_init_method", "llm_load_", "load_tensors", "llama_model_load", "llama_model_load_from_file", "llama_load_model_from_file", "print_info: model", "model_loader", "_initialize_model", "initialize_model(", "init_vllm_registered_model", "from_pretrained", "load_state_dict", "_load_state_dict_into_meta_model", "load_shard_file", "safe_open", "safetensors/torch.py", "set_module_tensor_to_device", "load_checkpoint", "_load_checkpoint", "load_checkpoint_in_model", "load_checkpoint_and_dispatch", "big_modeling.py", "_load_pretrained_model", "caching_allocator_warmup", "torch.load(", "serialization.py", "_rebuild_tensor", "load_model", "load_model_weights", "reload_model_weights", "send_model_to_device", "dispatch_model", "model.to(", "model.cuda", "net.cuda(", "Net().cuda(", "Model().cuda(", "self.cuda(", "module.cuda(", "ctranslate2.Translator(", "ctranslate2.Generator(", "ctranslate2.Encoder(", "ctranslate2.models.", "WhisperModel(", "self._apply(", "module._apply(", "model_to_device", "load_weights", "modeling_utils.py", "load_model_dict_into_meta", "load_sub_model", "load_adapter", "load_pretrained", "restore_from", "load_from_checkpoint", "load_or_resume", "attempt_load", "attempt_load_weights", "attempt_load_one_weight", "load_model_ensemble", "load_model_ensemble_and_task", "load_models_gpu", "load_checkpoint_guess_config", "load_diffusion_model", "paddle.load(", "paddle/framework/io.py", "set_state_dict"}}
 }
 
 // CueData is the input pipeline: torch.utils.data's workers, fetchers and
@@ -180,8 +181,8 @@ func CueContextSetup() Cue {
 	return Cue{"context-setup", []string{"llama_context:", "llama_new_context_with_model", "llama_kv_cache", "llama_init_from_model", "KV buffer size", "KV self size"}}
 }
 
-// Vocabulary lists every named cue: those the phases are read from, and
-// the serving engine's.
+// Vocabulary lists every named cue: those the phases are read from, the
+// serving engine's, TensorRT's and a native runtime's context set-up.
 func Vocabulary() []Cue {
 	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing(), CueTensorRT(), CueContextSetup()}
 }

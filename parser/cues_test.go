@@ -108,6 +108,10 @@ func TestCueWords(t *testing.T) {
 		{CueLoad(), `train.py main( self.backbone_net.cuda()`, true},
 		{CueLoad(), `src/evaluation.py <module>( gaussian_kernel.cuda()`, false},
 		{CueLoad(), `train.py train( images, labels = images.cuda(), labels.cuda()`, false},
+		{CueLoad(), `train.py train( points = points.transpose(2, 1).contiguous().cuda()`, false},
+		{CueLoad(), `train.py train( x = torch.from_numpy(x).float().cuda()`, false},
+		{CueLoad(), `train.py main( net = UNet().cuda()`, true},
+		{CueLoad(), `translate.py main( translator = ctranslate2.Translator(path, device="cuda")`, true},
 		{CueEval(), `/site-packages/mlx_lm/generate.py generate_step( mx.eval([c.state for c in prompt_cache])`, false}, // MLX's lazy evaluation, not an eval loop
 		// forward
 		{CueForward(), `/site-packages/flax/linen/module.py apply( return apply(fn, mutable=mutable)(variables, *args, **kwargs)`, false},
@@ -174,13 +178,14 @@ func TestPhaseInsideClosure(t *testing.T) {
 }
 
 func TestPhaseOfConstructor(t *testing.T) {
-	app := Frame{File: "/app/asr.py", Function: "main", Code: "model = WhisperModel(size, device=\"cuda\")"}
+	app := Frame{File: "/app/asr.py", Function: "main", Code: "asr = setup(size)"}
 	for _, tc := range []struct {
 		name   string
 		frames []Frame
 		want   string
 	}{
-		{"a constructor's module names no phase", []Frame{app, {File: "/site-packages/faster_whisper/transcribe.py", Function: "__init__", Code: "self.model = ctranslate2.models.Whisper("}}, PhaseUnknown},
+		{"a constructor's module names no phase", []Frame{app, {File: "/site-packages/faster_whisper/transcribe.py", Function: "__init__", Code: "self.feature_extractor = FeatureExtractor(**kwargs)"}}, PhaseUnknown},
+		{"a CTranslate2 model built in a constructor is loading", []Frame{app, {File: "/site-packages/faster_whisper/transcribe.py", Function: "__init__", Code: "self.model = ctranslate2.models.Whisper("}}, PhaseLoad},
 		{"IPython's qualified constructor name", []Frame{app, {File: "/site-packages/faster_whisper/transcribe.py", Function: "WhisperModel.__init__"}}, PhaseUnknown},
 		{"underscores lost in a Markdown paste", []Frame{app, {File: `faster_whisper\transcribe.py`, Function: "init"}}, PhaseUnknown},
 		{"a constructor's own code still counts", []Frame{{File: "/app/run.py", Function: "__init__", Code: "self.model = AutoModel.from_pretrained(name).to(\"cuda\")"}}, PhaseLoad},
@@ -191,8 +196,9 @@ func TestPhaseOfConstructor(t *testing.T) {
 			t.Errorf("%s: phase %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	// CTranslate2 builds no tensors from Python: its constructors load.
-	ct2 := []Frame{app, {File: "/site-packages/faster_whisper/transcribe.py", Function: "__init__", Code: "self.model = ctranslate2.models.Whisper("}}
+	// CTranslate2 builds no tensors from Python: its constructors load,
+	// even where the paste kept no code line (a PyInstaller build).
+	ct2 := []Frame{app, {File: `faster_whisper\transcribe.py`, Function: "__init__"}}
 	if got := phaseOf(&Event{Frames: ct2, Framework: "ctranslate2"}); got != PhaseLoad {
 		t.Errorf("a CTranslate2 failure in a constructor: phase %q, want load", got)
 	}

@@ -125,6 +125,10 @@ type Event struct {
 	// process (it alone holds at least what PyTorch reserved) when the
 	// message lists several and no "this process has" clause.
 	SelfProcess *Process `json:"self_process,omitempty"`
+	// RaisedFrom is the exception this failure was raised from, when the
+	// log shows the chain just above it ("The above exception was the
+	// direct cause of the following exception:"); nil otherwise.
+	RaisedFrom *Span `json:"raised_from,omitempty"`
 	// Detection says how the event was recognised.
 	Detection *Detection `json:"detection,omitempty"`
 	// Following quotes the lines printed after the failure, up to the next

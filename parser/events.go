@@ -29,7 +29,7 @@ func (s *scanner) close(stream string) {
 		return
 	}
 	p.m.fill(ev, ev.Message)
-	if ev.RequestedBytes != nil && *ev.RequestedBytes >= implausibleBytes {
+	if ev.RequestedBytes != nil && *ev.RequestedBytes >= implausibleBytes || ev.TensorBytes != nil && *ev.TensorBytes >= implausibleBytes {
 		ev.RequestOverflow = true
 	}
 	if ev.Kind == "" {
@@ -70,6 +70,7 @@ func (s *scanner) close(stream string) {
 	if ev.Framework == "" {
 		ev.Framework = frameworkOf(ev)
 	}
+	ev.RaisedFrom = raisedFrom(ev)
 	s.add(ev)
 }
 

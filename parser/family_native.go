@@ -33,7 +33,7 @@ var (
 	// "[1]+  Killed                  python train.py" (bash)
 	reJobKilled = lazyRE(`^[\]|%]?\s?\[\d+\]\s*[+-]?\s+(?:(\d+)\s+)?(?:killed|Killed)\s+(\S.*)$`)
 	// "RuntimeError: Invalid buffer size: 12.00 GB" (PyTorch MPS)
-	reMPSInvalidBuffer = lazyRE(`Invalid buffer size: (\d+(?:\.\d+)?\s?(?:[KMGT]i?B|bytes))`)
+	reMPSInvalidBuffer = lazyRE(`Invalid buffer size: (\d+(?:\.\d+)?\s?(?:[KMGTPE]i?B|bytes))`)
 	// "tcmalloc: large alloc 24180850688 bytes == (nil) @ …" (nil: the allocation failed)
 	reTcmalloc = lazyRE(`tcmalloc: large alloc (\d+) bytes`)
 )

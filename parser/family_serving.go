@@ -9,7 +9,7 @@ import (
 
 var (
 	reCPUBytes      = lazyRE(`you tried to allocate (\d+) bytes`)
-	reNumpy         = lazyRE(`Unable to allocate ` + `(\d+(?:\.\d*)?\s?(?:[KMGT]i?B|bytes|B))` + ` for an array with shape \(([^)]*)\)(?: and data type (\w+))?`)
+	reNumpy         = lazyRE(`Unable to allocate ` + `(\d+(?:\.\d*)?\s?(?:[KMGTPE]i?B|bytes|B))` + ` for an array with shape \(([^)]*)\)(?: and data type (\w+))?`)
 	reGGMLAlloc     = lazyRE(`allocating ` + size + ` on device (\d+)`)
 	reGGMLUnable    = lazyRE(`unable to allocate (\S+) buffer`)
 	reGGMLBuffer    = lazyRE(`failed to allocate (?:(\S+) )?buffer of size (\d+)`)
@@ -58,9 +58,9 @@ func fillVLLM(ev *Event, msg string) {
 // memory to handle 131122 prefill tokens. You need to decrease
 // `--max-batch-prefill-tokens`". TGI raises it when the CUDA OOM of its
 // start-up prefill batch is caught, so the batch's tokens are all it says.
+// The message names no device: TGI runs on CUDA, ROCm and Gaudi alike.
 func fillTGI(ev *Event, msg string) {
-	ev.Framework, ev.Device = "tgi", &Device{Type: "cuda"}
-	ev.Variant = "tgi-warmup"
+	ev.Framework, ev.Variant = "tgi", "tgi-warmup"
 	if m := reTGITokens.FindStringSubmatch(msg); m != nil {
 		ev.PrefillTokens = int64p(m[1])
 	}

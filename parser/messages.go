@@ -36,13 +36,13 @@ type finder interface {
 	FindStringIndex(s string) []int
 }
 
-const size = `(\d+(?:\.\d+)?\s?(?:bytes|KiB|MiB|GiB|TiB|KB|MB|GB|TB|kB|B|K|M|G|T)?)`
+const size = `(\d+(?:\.\d+)?\s?(?:bytes|KiB|MiB|GiB|TiB|PiB|EiB|KB|MB|GB|TB|PB|EB|kB|B|K|M|G|T)?)`
 
 // Clause patterns of the PyTorch caching allocator message, every era.
 var (
 	reAsyncDevice   = lazyRE(`Allocation on device(?: (\d+))?`)
 	reAsyncField    = lazyRE(`(Currently allocated|Requested|Device limit|Free \(according to CUDA\)|PyTorch limit \(set by user-supplied memory fraction\))\s*:\s*` + size)
-	reXLABytes      = lazyRE(`(?:trying to allocate|allocating) (\d+(?:\.\d+)?\s?(?:bytes|[KMGT]iB|B)?)`)
+	reXLABytes      = lazyRE(`(?:trying to allocate|allocating) (\d+(?:\.\d+)?\s?(?:bytes|[KMGTPE]iB|B)?)`)
 	reXLARequest    = lazyRE(`Failed to allocate request for ` + size + ` \((\d+)B\) on device ordinal (\d+)`)
 	reXLAFromDevice = lazyRE(`failed to allocate ` + size + ` \((\d+) bytes\) from device`)
 	// "DataLoader worker (pid 1817) is killed by signal: Killed.", PaddlePaddle's

@@ -38,10 +38,7 @@ func closureCue() Cue {
 // lines just before it.
 func phaseOf(ev *Event) string {
 	frames := ev.Frames
-	if ev.Framework == "ctranslate2" && len(frames) > 0 && constructor(frames[len(frames)-1]) {
-		// CTranslate2 builds no tensors from Python: a failure raised in a
-		// constructor is its model object (Whisper, Translator,
-		// Generator) loading the weights.
+	if loadsInConstructor(ev) {
 		return PhaseLoad
 	}
 	for k := len(frames) - 2; k >= 0; k-- {
@@ -68,15 +65,7 @@ func phaseOf(ev *Event) string {
 	hasFrames := b.Len() > 0
 	ctx := ev.ContextLines
 	if !hasFrames {
-		// A native runtime's stages come in order: from its context set-up
-		// on, the loading lines above it are done (llama.cpp's
-		// load_tensors before its KV cache and compute buffers).
-		for k := len(ctx) - 1; k >= 0; k-- {
-			if CueContextSetup().Matches(ctx[k].Text) {
-				ctx = ctx[k:]
-				break
-			}
-		}
+		ctx = sinceContextSetup(ctx)
 	}
 	for _, c := range ctx {
 		b.WriteString(c.Text)
@@ -93,6 +82,28 @@ func phaseOf(ev *Event) string {
 		return PhaseData
 	}
 	return PhaseUnknown
+}
+
+// loadsInConstructor reports whether a failure raised in a constructor is
+// its model loading: CTranslate2 builds no tensors from Python, so its
+// failure in a constructor is a model object (Whisper, Translator,
+// Generator) loading the weights.
+func loadsInConstructor(ev *Event) bool {
+	n := len(ev.Frames)
+	return ev.Framework == "ctranslate2" && n > 0 && constructor(ev.Frames[n-1])
+}
+
+// sinceContextSetup returns the context lines from the last one of a
+// native runtime's context set-up on. Such a runtime logs its stages in
+// order, so the loading lines above it are done (llama.cpp's load_tensors
+// before its KV cache and compute buffers).
+func sinceContextSetup(ctx []Span) []Span {
+	for k := len(ctx) - 1; k >= 0; k-- {
+		if CueContextSetup().Matches(ctx[k].Text) {
+			return ctx[k:]
+		}
+	}
+	return ctx
 }
 
 // constructor reports whether a frame runs a Python constructor:

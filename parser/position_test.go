@@ -65,6 +65,11 @@ func eventsShifted(t *testing.T, r *Result, d int) string {
 			}
 		}
 		ev.ContextLines = kept
+		if ev.RaisedFrom != nil {
+			shifted := *ev.RaisedFrom
+			shifted.Line += d
+			ev.RaisedFrom = &shifted
+		}
 		evs[i] = ev
 	}
 	return resultJSON(t, &Result{Events: evs})

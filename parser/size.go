@@ -43,6 +43,8 @@ func unitBytes(unit string) (uint64, bool) {
 		return 1 << 40, true
 	case "PiB", "PB", "P":
 		return 1 << 50, true
+	case "EiB", "EB":
+		return 1 << 60, true // refused as too large, but read as a size
 	}
 	return 0, false
 }

@@ -26,7 +26,9 @@ func TestParseSize(t *testing.T) {
 		{"5520758552", 5520758552, true}, // raw bytes
 		{"55.250MiB", 57933824, true},    // MegEngine: three decimals
 		{"4096.00 GiB", 4398046511104, true},
-		{"17179869184.00 GiB", 0, false}, // NVML's "not available" sentinel: over 2^60
+		{"1.02 PiB", 1148417904979476, true}, // NumPy's units go past TiB
+		{"4.00PiB", 4503599627370496, true},  // XLA: no space
+		{"17179869184.00 GiB", 0, false},     // NVML's "not available" sentinel: over 2^60
 		{"more than 1EB", 0, false},
 		{"-3 MiB", 0, false},
 		{"12 parsecs", 0, false},
@@ -53,6 +55,7 @@ func TestOversize(t *testing.T) {
 		{"1152921504606846975", false},     // one byte under: a size, however large
 		{"99999999999999999999 GiB", true}, // twenty digits
 		{"17179869184.00 GiB", true},       // well formed, however it came about
+		{"2.00 EiB", true},                 // an exbibyte unit is read, then refused
 		{"576.00 MiB", false},
 		{"more than 1EB", false}, // no figure at all
 		{"-3 MiB", false},

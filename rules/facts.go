@@ -222,6 +222,24 @@ func (f *Facts) Find(c cue) (Evidence, bool) {
 	return Evidence{Input: f.Input, Line: l.Line, Text: clip(l.Text, 240)}, true
 }
 
+// FindAfter is Find limited to the failure's own message and the
+// followingCued lines after it: what the runtime says failed, not what it
+// set up before.
+func (f *Facts) FindAfter(c cue) (Evidence, bool) {
+	if c.Matches(f.Ev.Message) {
+		return f.EventLine(), true
+	}
+	for k, l := range f.Ev.Following {
+		if k == followingCued {
+			break
+		}
+		if c.Matches(l.Text) {
+			return Evidence{Input: f.Input, Line: l.Line, Text: clip(l.Text, 240)}, true
+		}
+	}
+	return Evidence{}, false
+}
+
 // searched is the texts Find searches, in its order, built on first use:
 // each frame as code, function and file, innermost first; the context
 // lines, nearest first; the message; the first followingCued lines after

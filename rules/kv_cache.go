@@ -52,7 +52,9 @@ func checkKVCache(f *Facts) *Finding {
 	measured := f.fireMeasured(fd, snapshot.KindKVCache, kvMeasured, 0.15)
 	e, ok := f.Find(kvCue())
 	if ok && f.setupReport(e) {
-		ok = false
+		// The cache's set-up above the failure is no evidence; the
+		// runtime's own failure lines may still name the cache.
+		e, ok = f.FindAfter(kvCue())
 	}
 	if ok || measured {
 		if ok {
@@ -113,5 +115,11 @@ func (f *Facts) setupReport(e Evidence) bool {
 	if parser.SizeReport(e.Text) {
 		return true
 	}
-	return f.Ev.Framework == "ggml" && !hasAny(strings.ToLower(e.Text), []string{"fail", "error", "out of memory", "unable", "cannot"})
+	return f.Ev.Framework == "ggml" && !hasAny(strings.ToLower(e.Text), failureWordsCue().Words)
+}
+
+// failureWordsCue holds the (lower-case) words with which a runtime's log
+// line says something failed.
+func failureWordsCue() cue {
+	return words("fail", "error", "out of memory", "unable", "cannot")
 }

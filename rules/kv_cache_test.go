@@ -14,6 +14,8 @@ func TestKVCacheNotFromSizeReports(t *testing.T) {
 	}{
 		{"the compute buffer fails after the cache fit", ctx + "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 6144.25 MiB on device 0: cudaMalloc failed: out of memory\nggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 6442713088\n", false},
 		{"the cache itself fails", "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory\nllama_kv_cache_init: failed to allocate buffer for kv cache\n", true},
+		{"set-up lines, then the compute buffer fails", "llama_kv_cache_unified: LLAMA_SET_ROWS=0, using old ggml_cpy() method for backwards compatibility\nggml_vulkan: Device memory allocation of size 4757131264 failed.\nggml_gallocr_reserve_n: failed to allocate Vulkan0 buffer of size 4757131264\ngraph_reserve: failed to allocate compute buffers\n", false},
+		{"the cache's set-up line, then the cache fails", "llama_kv_cache_unified: kv_size = 131072, type_k = 'f16', type_v = 'f16', n_layer = 32\nggml_backend_cuda_buffer_type_alloc_buffer: allocating 16384.00 MiB on device 0: cudaMalloc failed: out of memory\nllama_kv_cache_unified: failed to allocate buffer for kv cache\n", true},
 	} {
 		fd := checkKVCache(factsOf(t, tc.log))
 		if got := fd != nil && len(fd.Signals) > 0 && fd.Signals[0] == kvFrames; got != tc.want {

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/oomdoc/oomdoc/parser"
 )
@@ -20,6 +21,7 @@ func servingMemoryBudget() Culprit {
 			{Name: servingAdmission, Strength: EvidenceSignal, Start: 3.0, Doc: "a serving engine's own memory-budget error"},
 			{Name: servingStartup, Strength: EvidenceSignal, Start: 1.5, Doc: "a serving engine's start-up free-memory check"},
 			{Name: servingInside, Strength: EvidenceSignal, Start: 0.8, Doc: "a framework OOM inside a serving engine's code"},
+			{Name: servingWrapped, Strength: HypothesisSignal, Start: -1.0, Doc: "a serving engine's memory refusal raised from an error that names no memory failure"},
 		},
 		WouldDecide: "the engine's memory settings (gpu_memory_utilization, max_model_len) and the model's size",
 		Capture:     "the engine's start-up log lines that report the model's weight memory and the KV-cache size",
@@ -32,6 +34,7 @@ const (
 	servingAdmission = "serving-memory-budget/admission-error"
 	servingStartup   = "serving-memory-budget/startup-check"
 	servingInside    = "serving-memory-budget/oom-inside-engine"
+	servingWrapped   = "serving-memory-budget/wrapped-other-error"
 )
 
 func checkServingBudget(f *Facts) *Finding {
@@ -58,6 +61,16 @@ func checkServingBudget(f *Facts) *Finding {
 		fd.Title = "Less free memory at startup than gpu_memory_utilization asks for"
 		fd.Explanation = "vLLM checks that the fraction of the device it was told to use is free when it starts. Something else holds part of it; lower gpu_memory_utilization or free the device."
 	case "tgi-warmup":
+		if c := ev.RaisedFrom; c != nil && !namesMemory(c.Text) {
+			// Some releases caught every warm-up error and reported it
+			// as memory: the error it was raised from is the cause.
+			fd.fire(servingWrapped)
+			fd.Evidence = append(fd.Evidence, Evidence{Input: f.Input, Line: c.Line, Text: c.Text})
+			fd.Title = "TGI's warm-up failed on another error and reports it as memory"
+			fd.Explanation = "TGI raised its \"Not enough memory\" message from an error that names no memory failure; some releases wrapped every warm-up error so. That error is the one to fix, and a smaller prefill batch may not help."
+			fd.Decide = fmt.Sprintf("whether the error TGI wrapped (line %d) is a memory failure at all", c.Line)
+			break
+		}
 		fd.fire(servingAdmission)
 		fd.Title = "TGI's warm-up prefill batch does not fit beside the weights"
 		fd.Explanation = "At start-up TGI runs one prefill batch of --max-batch-prefill-tokens tokens to size what is left for its KV cache; that batch's activations did not fit in the memory the weights leave. A smaller prefill batch, more shards or a quantised model fixes it."
@@ -87,4 +100,9 @@ func checkServingBudget(f *Facts) *Finding {
 		}
 	}
 	return fd
+}
+
+// namesMemory reports whether an error line speaks of a memory failure.
+func namesMemory(text string) bool {
+	return hasAny(strings.ToLower(text), []string{"out of memory", "outofmemory", "resource exhausted", "resource_exhausted", "alloc", "oom"})
 }

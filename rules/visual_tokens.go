@@ -51,19 +51,29 @@ func appImageCue() cue {
 	return words("process_image", "processing image", "image slice")
 }
 
+// languageModelCue holds the words of a language model at work outside
+// generation: llama.cpp's loggers and server prefixes (on any backend,
+// Metal included), its multimodal library, and the language-model half of
+// a vision-language model's frames.
+func languageModelCue() cue {
+	return words("llama_", "ggml_", "mtmd", "srv  ", "slot ", "language_model", "ForConditionalGeneration", "ForCausalLM", "llava")
+}
+
 // languageModelRuns reports whether the log shows a language model at
-// work: an LLM engine (llama.cpp's ggml, Ollama, a serving engine),
-// generation, or a vision-language model named by the catalogue.
+// work: an LLM engine (llama.cpp's ggml, Ollama, a serving engine), its
+// words (languageModelCue), generation, or a vision-language model named
+// by the catalogue.
 func (f *Facts) languageModelRuns(haveVis bool) bool {
 	switch {
 	case haveVis, f.Ev.Framework == "ggml", f.Ev.Framework == "ollama", f.Ev.Kind == parser.KindServing, f.Ev.Phase == parser.PhaseGenerate:
 		return true
 	}
-	if _, ok := f.Find(parser.CueServing()); ok {
-		return true
+	for _, c := range []cue{parser.CueServing(), parser.CueGenerate(), languageModelCue()} {
+		if _, ok := f.Find(c); ok {
+			return true
+		}
 	}
-	_, ok := f.Find(parser.CueGenerate())
-	return ok
+	return false
 }
 
 // imagesInvolved reports whether the log shows images or video near the
