@@ -32,24 +32,55 @@ func hostFixes(c *fixContext) []Fix {
 			Caveat:  "Fewer workers can slow data loading.",
 		}}
 	}
+	if c.f.Ev.Variant == "windows-commit-limit" {
+		return windowsCommitFixes()
+	}
 	limitWhy := "The kernel or the batch system killed the process at its memory limit."
 	if c.f.Ev.Kind == parser.KindCPU {
 		// An allocator's refusal (DefaultCPUAllocator, NumPy's
 		// _ArrayMemoryError, MemoryError): nothing was killed.
 		limitWhy = "The allocation was refused at the machine's (or the container's) memory limit."
 	}
-	return []Fix{{
+	reduce := Fix{
 		ID:      "reduce-host-memory",
 		Title:   "Lower host-RAM peaks: fewer workers, memory-mapped loading, no full CPU copies",
 		Why:     "Each DataLoader worker holds its own copy of the dataset object; loading a checkpoint fully into RAM doubles the model's size at load time.",
 		Snippet: "DataLoader(ds, num_workers=2)\nstate = torch.load(path, map_location=\"cpu\", mmap=True)\nmodel = AutoModel.from_pretrained(model_id, low_cpu_mem_usage=True)",
 		Caveat:  "Fewer workers can slow data loading.",
-	}, {
+	}
+	if c.f.Ev.Phase == parser.PhaseLoad {
+		// Killed while loading: the loader's peak, not the workers'.
+		reduce.Title = "Lower the loading peak: 16-bit, shard by shard, straight to the GPU"
+		reduce.Why = "A checkpoint loaded whole into RAM, or upcast to float32 there, needs several times the model's 16-bit size at once; loading it shard by shard in its own dtype, onto the GPU, keeps RAM near one shard."
+		reduce.Snippet = "model = AutoModel.from_pretrained(model_id, torch_dtype=\"auto\", low_cpu_mem_usage=True, device_map=\"auto\")\nstate = torch.load(path, map_location=\"cpu\", mmap=True)   # a plain checkpoint"
+		reduce.Caveat = "device_map=\"auto\" needs accelerate, and spills to CPU RAM what the GPU cannot hold."
+	}
+	return []Fix{reduce, {
 		ID:      "more-host-memory",
 		Title:   "Raise the memory limit (job, container) or add swap",
 		Why:     limitWhy,
 		Snippet: "#SBATCH --mem=64G     # SLURM\ndocker run --memory=64g ...",
 		Caveat:  "Swap is slow.",
+	}}
+}
+
+// windowsCommitFixes are the fixes for Windows' commit limit (error 1455,
+// "the paging file is too small"): every process's reserved memory counts
+// against RAM plus the paging file, and each spawned worker re-imports
+// torch and maps its CUDA DLLs anew.
+func windowsCommitFixes() []Fix {
+	return []Fix{{
+		ID:      "larger-paging-file",
+		Title:   "Enlarge the Windows paging file (or let Windows manage its size)",
+		Why:     "Windows refuses memory once every process's commitments exceed RAM plus the paging file, even with RAM still free; CUDA libraries commit gigabytes each time they are loaded.",
+		Snippet: "System Properties → Advanced → Performance Settings → Advanced → Virtual memory → Change…\n# \"System managed size\" on the drive with free space, or a custom size of 1.5–2× RAM; then reboot",
+		Caveat:  "Needs free disk space and a reboot.",
+	}, {
+		ID:      "fewer-spawned-workers",
+		Title:   "Start fewer worker processes",
+		Why:     "On Windows each DataLoader worker (or multiprocessing child) is spawned anew and loads torch and its CUDA DLLs again, each committing its own share.",
+		Snippet: "DataLoader(ds, num_workers=2)   # or 0 while debugging",
+		Caveat:  "Fewer workers can slow data loading.",
 	}}
 }
 

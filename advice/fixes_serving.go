@@ -19,7 +19,7 @@ func servingFixes(c *fixContext) []Fix {
 		ID:      "lower-max-model-len",
 		Title:   "Set --max-model-len to what you need",
 		Why:     "vLLM defaults max_model_len to the model's full context and needs the KV cache for one such request.",
-		Snippet: "vllm serve MODEL --max-model-len 32768\n# Python: LLM(model, max_model_len=32768)",
+		Snippet: "vllm serve MODEL --max-model-len N   # N: the longest prompt + output you serve\n# Python: LLM(model, max_model_len=N)",
 		Caveat:  "Longer prompts are rejected.",
 	}
 	if q.EstimatedLen > 0 {
@@ -54,6 +54,18 @@ func servingFixes(c *fixContext) []Fix {
 		util = Fix{}
 	}
 	out := []Fix{lenFix, fp8, util}
+	if ev.Variant == "vllm-no-cache-blocks" {
+		// The weights and the profiled activations already fill the
+		// share: the cache's size per token and the context are not the
+		// problem, what comes before the cache is.
+		return append([]Fix{util, {
+			ID:      "vllm-enforce-eager",
+			Title:   "Skip CUDA-graph capture: --enforce-eager",
+			Why:     "CUDA graphs keep their own memory pools beside the weights; eager mode captures none, leaving that memory to the KV cache.",
+			Snippet: "vllm serve MODEL --enforce-eager\n# Python: LLM(model, enforce_eager=True)",
+			Caveat:  "Slower decoding, mostly at small batch sizes.",
+		}}, vllmWeightsFixes(c)...)
+	}
 	if g := c.lf.cudaGraphs; g != nil && ev.Kind != parser.KindServing {
 		out = append([]Fix{{
 			ID:      "vllm-enforce-eager",

@@ -25,12 +25,15 @@ func ineffectiveFor(fs []rules.Finding, f *rules.Facts, env Env, lf *logFacts) [
 	add := func(id, title, why string) {
 		usual[id] = Ineffective{ID: id, Title: title, Why: why, Event: ev.ID}
 	}
-	top := ""
+	first, top := "", "" // the first culprit; top only when decided: a guess rules nothing out
 	if len(fs) > 0 {
-		top = fs[0].Culprit
+		first = fs[0].Culprit
+	}
+	if decided(fs) {
+		top = first
 	}
 	gpuAllocator := ev.Kind == parser.KindCUDA || ev.Kind == parser.KindHIP || ev.Kind == parser.KindXPU || ev.Kind == parser.KindMPS && ev.Framework == "pytorch"
-	inference := !f.TrainingLikely() && (f.Inference > 0 || ev.Phase == parser.PhaseGenerate || ev.Phase == parser.PhaseLoad || ev.Phase == parser.PhaseEval || top == "weights-too-large" || top == "visual-tokens" || top == "kv-cache")
+	inference := !f.TrainingLikely() && (f.Inference > 0 || ev.Phase == parser.PhaseGenerate || ev.Phase == parser.PhaseLoad || ev.Phase == parser.PhaseEval || first == "weights-too-large" || first == "visual-tokens" || first == "kv-cache")
 	loading := ev.Phase == parser.PhaseLoad
 
 	if gpuAllocator && (!f.UnallocKnown || f.Unallocated < f.Requested) {

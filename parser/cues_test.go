@@ -1,6 +1,9 @@
 package parser
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestHasWord: whole identifiers stand alone, other words match as written.
 func TestHasWord(t *testing.T) {
@@ -205,5 +208,24 @@ func TestPhaseOfConstructor(t *testing.T) {
 	enc := []Frame{app, {File: "/site-packages/faster_whisper/transcribe.py", Function: "encode", Code: "return self.model.encode(features, to_cpu=to_cpu)"}}
 	if got := phaseOf(&Event{Frames: enc, Framework: "ctranslate2"}); got == PhaseLoad {
 		t.Errorf("a CTranslate2 failure outside a constructor read as load")
+	}
+}
+
+// TestKilledWhileLoading: a kill that cuts a loading progress bar happened
+// while loading; the same bar finished on an earlier line names no phase.
+func TestKilledWhileLoading(t *testing.T) {
+	for _, tc := range []struct {
+		name, log, want string
+	}{
+		{"the kill cuts the bar", "Loading checkpoint shards:  38%|█████     | 3/8 [00:08<00:14,  2.91s/it]Killed\n", PhaseLoad},
+		{"the bar finished before", "Loading checkpoint shards: 100%|██████████| 8/8 [00:21<00:00,  2.63s/it]\nstep 10 loss 1.93\nKilled\n", PhaseUnknown},
+	} {
+		res, err := Parse(strings.NewReader(tc.log), "in.log")
+		if err != nil || len(res.Events) != 1 {
+			t.Fatalf("%s: %v, %d events", tc.name, err, len(res.Events))
+		}
+		if got := res.Events[0].Phase; got != tc.want {
+			t.Errorf("%s: phase %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

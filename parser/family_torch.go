@@ -31,7 +31,7 @@ func fillTorch(ev *Event, msg string) {
 	word := ""
 	if i := strings.Index(msg, "Tried to allocate"); i > 0 {
 		if m := reDeviceWord.FindStringSubmatch(msg[:i]); m != nil {
-			word = m[1]
+			word = deviceWord(m[1])
 		}
 	}
 	switch word {
@@ -266,4 +266,20 @@ func fillMPS(ev *Event, msg string) {
 	if strings.Contains(msg, "PYTORCH_MPS_HIGH_WATERMARK_RATIO") {
 		ev.Hint, ev.HintEnv = "mps_watermark", "PYTORCH_MPS_HIGH_WATERMARK_RATIO"
 	}
+}
+
+// deviceWord is the backend a message's "X out of memory" names. A paste
+// can glue text to it ("# whyCUDA out of memory"): a known backend at the
+// word's end is that backend, and another vendor's name (MLU, GCU) is in
+// capitals; anything else leaves the CUDA allocator's layout.
+func deviceWord(w string) string {
+	for _, known := range []string{"CUDA", "HIP", "XPU", "DPCPP", "NPU", "MUSA"} {
+		if strings.HasSuffix(w, known) {
+			return known
+		}
+	}
+	if strings.ToUpper(w) != w {
+		return ""
+	}
+	return w
 }

@@ -38,7 +38,7 @@ func closureCue() Cue {
 // lines just before it.
 func phaseOf(ev *Event) string {
 	frames := ev.Frames
-	if loadsInConstructor(ev) {
+	if loadsInConstructor(ev) || killedWhileLoading(ev) {
 		return PhaseLoad
 	}
 	for k := len(frames) - 2; k >= 0; k-- {
@@ -91,6 +91,18 @@ func phaseOf(ev *Event) string {
 func loadsInConstructor(ev *Event) bool {
 	n := len(ev.Frames)
 	return ev.Framework == "ctranslate2" && n > 0 && constructor(ev.Frames[n-1])
+}
+
+// killedWhileLoading reports whether a host kill cut a loading progress
+// bar: "Loading checkpoint shards:  38%|███ | 3/8 [00:08<00:14]Killed" on
+// one line. Such a bar stays in the context after loading has finished,
+// so it names the phase only when the kill lands on it.
+func killedWhileLoading(ev *Event) bool {
+	if ev.Kind != KindHostKill || len(ev.ContextLines) == 0 {
+		return false
+	}
+	last := ev.ContextLines[len(ev.ContextLines)-1]
+	return last.Line == ev.Line && HasWord(last.Text, []string{"Loading checkpoint shards", "Loading weights", "Loading model", "Loading pipeline components", "Loading safetensors"})
 }
 
 // sinceContextSetup returns the context lines from the last one of a

@@ -34,6 +34,11 @@ func verdictWords(ev *parser.Event, short *int64) string {
 	}
 	if ev.RequestedBytes != nil {
 		what += ": " + parser.FormatSize(*ev.RequestedBytes) + " requested"
+		if ev.TotalBytes != nil && *ev.RequestedBytes > *ev.TotalBytes {
+			// No freeing helps a request above the whole device: the
+			// tensor, or the capacity the runtime sees, is the question.
+			return what + ", more than the device's " + parser.FormatSize(*ev.TotalBytes) + " total"
+		}
 		if ev.FreeBytes != nil {
 			what += ", " + parser.FormatSize(*ev.FreeBytes) + " free"
 		}
