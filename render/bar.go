@@ -35,6 +35,13 @@ func barOf(ev *parser.Event) (memoryBar, bool) {
 	if ev.RequestedBytes != nil {
 		b.request = *ev.RequestedBytes
 	}
+	if ev.Kind == parser.KindMPS && ev.OtherAllocationsBytes != nil && b.knownAllocated && !b.knownFree {
+		// MPS prints what its allocator holds, what else holds the
+		// unified memory, and the cap. What is left below the cap is not
+		// printed, and the rounded figures cannot tell it to the MiB.
+		b.outside, b.knownOutside = *ev.OtherAllocationsBytes, true
+		return b, true
+	}
 	if b.knownFree && (b.knownAllocated || b.knownUnalloc) && !b.oversubscribed() {
 		// printed figures are rounded: a few MiB below zero is none
 		b.outside = max(0, b.capacity-b.free-b.allocated-b.unallocated)

@@ -184,7 +184,7 @@ func (t *textWriter) failure(g eventGroup) {
 	if ev.Device != nil {
 		d := deviceName(ev.Device)
 		if ev.TotalBytes != nil {
-			d += " · " + parser.FormatSize(*ev.TotalBytes) + " total"
+			d += " · " + parser.FormatSize(*ev.TotalBytes) + capacityWord(&ev)
 		}
 		row("device", d)
 	}

@@ -37,7 +37,7 @@ func verdictWords(ev *parser.Event, short *int64) string {
 		if ev.TotalBytes != nil && *ev.RequestedBytes > *ev.TotalBytes {
 			// No freeing helps a request above the whole device: the
 			// tensor, or the capacity the runtime sees, is the question.
-			return what + ", more than the device's " + parser.FormatSize(*ev.TotalBytes) + " total"
+			return what + ", more than the device's " + parser.FormatSize(*ev.TotalBytes) + capacityWord(ev)
 		}
 		if ev.FreeBytes != nil {
 			what += ", " + parser.FormatSize(*ev.FreeBytes) + " free"
@@ -124,4 +124,14 @@ func oversubscribedWords(ev *parser.Event) string {
 		return ""
 	}
 	return fmt.Sprintf("PyTorch holds %s on a device of %s, more than it has: on Windows the driver pages the excess into shared system memory (the CUDA system-memory fallback, slow) until that runs out too; elsewhere the capacity printed is not the whole device's.", parser.FormatSize(b.allocated+b.unallocated), parser.FormatSize(b.capacity))
+}
+
+// capacityWord names what an event's total is: the device's total, or for
+// MPS the allocator's cap ("max allowed", a high-watermark share of the
+// unified memory).
+func capacityWord(ev *parser.Event) string {
+	if ev.Kind == parser.KindMPS && ev.OtherAllocationsBytes != nil {
+		return " max allowed"
+	}
+	return " total"
 }

@@ -24,7 +24,7 @@ func kvCache() Culprit {
 			{Name: kvServing, Strength: PriorSignal, Start: 0.0, Doc: "a serving engine's admission error"},
 			{Name: kvGenerate, Strength: PriorSignal, Start: 0.3, Doc: "the failure is inside generate()"},
 		},
-		WouldDecide: "the input length, max_new_tokens and batch/beam count of the failing call",
+		WouldDecide: "the context the cache is sized for, and the batch: prompt + max_new_tokens and beams in transformers, -c (n_ctx) in llama.cpp, max_model_len in vLLM",
 		Capture:     "print input_ids.shape and the generation config (max_new_tokens, num_beams) before generate()",
 		Assess:      checkKVCache,
 	}
