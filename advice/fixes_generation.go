@@ -124,7 +124,7 @@ func attentionFixes(c *fixContext) []Fix {
 		Title:   "Use a fused attention kernel: attn_implementation=\"sdpa\" (or \"flash_attention_2\")",
 		Why:     "Fused kernels compute attention block by block and never materialise the batch × heads × seq² score tensor.",
 		Snippet: fmt.Sprintf("%s\nmodel = %s\n# and do not pass output_attentions=True: it forces the eager path", c.loader().importLine(), c.loader().call(c.modelID(), `attn_implementation="sdpa"`)),
-		Caveat:  "flash_attention_2 needs the flash-attn package and an Ampere or newer GPU; output_attentions is unavailable with fused kernels.",
+		Caveat:  "flash_attention_2 needs the flash-attn package (NVIDIA Ampere or newer, or its ROCm build); sdpa runs everywhere; output_attentions is unavailable with fused kernels.",
 	}
 	if c.f.Ev.Kind != parser.KindTF && c.f.Requested > 0 {
 		sdpa.SavesBytes = bytesp(c.f.Requested)

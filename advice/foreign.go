@@ -39,27 +39,66 @@ func portableFixes() map[string]bool {
 // (a Liger kernel, bitsandbytes, SDPA) is dropped. A snippet that names
 // the framework itself is that framework's and stays.
 func (rep *Report) dropForeignSnippets(res *parser.Result) {
-	framework := map[string]string{}
-	for _, ev := range res.Events {
-		framework[ev.ID] = ev.Framework
+	events := map[string]*parser.Event{}
+	for i := range res.Events {
+		events[res.Events[i].ID] = &res.Events[i]
 	}
 	for i := range rep.Diagnoses {
 		d := &rep.Diagnoses[i]
-		fw := framework[d.Event]
-		if parser.PyTorchStack(fw) {
+		ev := events[d.Event]
+		if ev == nil || parser.OnPyTorch(ev) {
 			continue
+		}
+		fw := ev.Framework
+		note := "oomdoc has no " + fw + " spelling of this change; the change itself applies"
+		if fw == "" {
+			note = "the log does not say which framework this runtime is, so no spelling is given; the change itself applies"
 		}
 		kept := d.Fixes[:0]
 		for _, fx := range d.Fixes {
 			switch {
-			case !torchCode(fx.Snippet) || strings.Contains(strings.ToLower(fx.Snippet), fw):
+			case !torchCode(fx.Snippet) || fw != "" && strings.Contains(strings.ToLower(fx.Snippet), fw):
 			case portableFixes()[fx.ID]:
 				fx.Snippet = ""
-				fx.Note = "oomdoc has no " + fw + " spelling of this change; the change itself applies"
+				fx.Note = note
 			default:
 				continue
 			}
 			kept = append(kept, fx)
+		}
+		d.Fixes = kept
+	}
+}
+
+// cudaOnlyFixes are changes that need an NVIDIA or AMD GPU's discrete
+// memory: bitsandbytes' quantisation, and offloading weights to CPU RAM
+// across PCIe, which on unified memory (Apple silicon) frees nothing.
+func cudaOnlyFixes() map[string]bool {
+	return map[string]bool{"load-in-4bit": true, "load-in-8bit": true, "cpu-offload": true}
+}
+
+// dropDeviceless removes the fixes the failing device cannot run: an
+// Apple GPU, an Intel XPU or the host gets no bitsandbytes and no CPU
+// offload.
+func (rep *Report) dropDeviceless(res *parser.Result) {
+	devices := map[string]string{}
+	for _, ev := range res.Events {
+		if ev.Device != nil {
+			devices[ev.ID] = ev.Device.Type
+		}
+	}
+	for i := range rep.Diagnoses {
+		d := &rep.Diagnoses[i]
+		switch devices[d.Event] {
+		case "mps", "xpu", "cpu":
+		default:
+			continue
+		}
+		kept := d.Fixes[:0]
+		for _, fx := range d.Fixes {
+			if !cudaOnlyFixes()[fx.ID] {
+				kept = append(kept, fx)
+			}
 		}
 		d.Fixes = kept
 	}

@@ -19,15 +19,17 @@ func TestDropForeignSnippets(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		framework string
+		kind      string
 		want      []string // fix id and whether its snippet is kept
 	}{
-		{"pytorch", []string{"smaller-micro-batch+", "logits-to-keep+", "split-large-tensor+", "fewer-gpu-layers+"}},
-		{"", []string{"smaller-micro-batch+", "logits-to-keep+", "split-large-tensor+", "fewer-gpu-layers+"}},
-		{"tensorflow", []string{"smaller-micro-batch-", "split-large-tensor-", "fewer-gpu-layers+"}},
-		{"mlx", []string{"smaller-micro-batch-", "split-large-tensor+", "fewer-gpu-layers+"}},
+		{"pytorch", parser.KindCUDA, []string{"smaller-micro-batch+", "logits-to-keep+", "split-large-tensor+", "fewer-gpu-layers+"}},
+		{"", parser.KindCUDA, []string{"smaller-micro-batch+", "logits-to-keep+", "split-large-tensor+", "fewer-gpu-layers+"}},
+		{"", parser.KindGeneric, []string{"smaller-micro-batch-", "split-large-tensor-", "fewer-gpu-layers+"}},
+		{"tensorflow", parser.KindTF, []string{"smaller-micro-batch-", "split-large-tensor-", "fewer-gpu-layers+"}},
+		{"mlx", parser.KindMPS, []string{"smaller-micro-batch-", "split-large-tensor+", "fewer-gpu-layers+"}},
 	} {
 		rep := Report{Diagnoses: []Diagnosis{{Finding: rules.Finding{Culprit: "activations", Event: "e1"}, Fixes: fixes()}}}
-		rep.dropForeignSnippets(&parser.Result{Events: []parser.Event{{ID: "e1", Framework: tc.framework}}})
+		rep.dropForeignSnippets(&parser.Result{Events: []parser.Event{{ID: "e1", Framework: tc.framework, Kind: tc.kind}}})
 		var got []string
 		for _, fx := range rep.Diagnoses[0].Fixes {
 			mark := "-"
@@ -38,6 +40,30 @@ func TestDropForeignSnippets(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%q: fixes %v, want %v", tc.framework, got, tc.want)
+		}
+	}
+}
+
+// TestDropDeviceless: bitsandbytes and CPU offload are offered only where
+// a discrete NVIDIA or AMD GPU runs.
+func TestDropDeviceless(t *testing.T) {
+	for _, tc := range []struct {
+		device string
+		want   []string
+	}{
+		{"cuda", []string{"load-in-4bit", "cpu-offload", "smaller-model"}},
+		{"rocm", []string{"load-in-4bit", "cpu-offload", "smaller-model"}},
+		{"mps", []string{"smaller-model"}},
+		{"xpu", []string{"smaller-model"}},
+	} {
+		rep := Report{Diagnoses: []Diagnosis{{Finding: rules.Finding{Culprit: "weights-too-large", Event: "e1"}, Fixes: []Fix{{ID: "load-in-4bit"}, {ID: "cpu-offload"}, {ID: "smaller-model"}}}}}
+		rep.dropDeviceless(&parser.Result{Events: []parser.Event{{ID: "e1", Device: &parser.Device{Type: tc.device}}}})
+		var got []string
+		for _, fx := range rep.Diagnoses[0].Fixes {
+			got = append(got, fx.ID)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: fixes %v, want %v", tc.device, got, tc.want)
 		}
 	}
 }

@@ -192,7 +192,7 @@ func captureFor(fs []rules.Finding, f *rules.Facts, decided bool, lf *logFacts) 
 	if len(f.Ev.Frames) == 0 {
 		out = append(out, "the lines above the error message (the full traceback, or a native runtime's load and context lines)")
 	}
-	if !f.Ev.RequestOverflow && parser.PyTorchStack(f.Ev.Framework) && (f.Ev.Kind == parser.KindCUDA || f.Ev.Kind == parser.KindHIP || f.Ev.Kind == parser.KindCUDARuntime) {
+	if !f.Ev.RequestOverflow && parser.OnPyTorch(f.Ev) && (f.Ev.Kind == parser.KindCUDA || f.Ev.Kind == parser.KindHIP || f.Ev.Kind == parser.KindCUDARuntime) {
 		what := "a memory snapshot of the failing run"
 		if lf.memSummary != nil {
 			what += " (the log's memory summary gives totals; the snapshot adds the stack of every allocation)"

@@ -106,6 +106,8 @@ func TestCueWords(t *testing.T) {
 		{CueEval(), `/site-packages/torch/nn/modules/module.py _call_impl( return forward_call(*args, **kwargs)`, false},
 		{CueLoad(), `G:/env/lib/site-packages/paddle/framework/io.py load( load_result[key] = _ndarray_to_tensor(`, true},
 		{CueLoad(), `/app/run.py <module>( state_dict = paddle.load(args.pretrained_model)`, true},
+		{CueOptimizer(), `OOM when allocating tensor with shape[50257,768] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc [[node h6/Adam_1/Assign]]`, true},
+		{CueOptimizer(), `OOM when allocating tensor with shape[64,1024,768] and type float [[node model/h6/attn/MatMul]]`, false},
 		// Module.cuda moves weights; a tensor's .cuda() moves data
 		{CueLoad(), `train.py main( model = Net().cuda()`, true},
 		{CueLoad(), `train.py main( self.backbone_net.cuda()`, true},

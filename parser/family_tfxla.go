@@ -67,6 +67,11 @@ func fillXLA(ev *Event, msg string) {
 		// over the rounded one
 		ev.RequestedBytes = sizeOf(m[2] + " bytes")
 		ev.Device = &Device{Type: "cuda"}
+		// StreamExecutor prints this line for TensorFlow and JAX alike.
+		ev.Variant = "stream-executor"
+		if strings.Contains(msg, "tensorflow") {
+			ev.Framework = "tensorflow"
+		}
 		if strings.Contains(msg, "HIP_ERROR") {
 			ev.Device.Type = "rocm"
 		}

@@ -59,3 +59,14 @@ func PyTorchStack(framework string) bool {
 	}
 	return true
 }
+
+// OnPyTorch reports whether a failure runs on PyTorch, as PyTorchStack
+// tells from its framework; a failure of the generic tier whose framework
+// nothing names is not taken for PyTorch, whose own messages all have
+// families of their own.
+func OnPyTorch(ev *Event) bool {
+	if ev.Kind == KindGeneric && ev.Framework == "" {
+		return false
+	}
+	return PyTorchStack(ev.Framework)
+}

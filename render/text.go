@@ -418,6 +418,9 @@ func kindWords(ev *parser.Event) string {
 	case parser.KindServing:
 		return "Serving engine memory budget exceeded"
 	case parser.KindXLA:
+		if ev.Variant == "stream-executor" {
+			return "Device allocation failed (TensorFlow/XLA StreamExecutor)"
+		}
 		return "XLA RESOURCE_EXHAUSTED"
 	case parser.KindTF:
 		return "TensorFlow OOM"

@@ -47,7 +47,7 @@ func attentionMatrix() Culprit {
 // Keras' MultiHeadAttention._compute_attention and Flax's
 // dot_product_attention_weights.
 func attentionCue() cue {
-	return words("eager_attention_forward", "_attention_forward", "attention_forward", "cross_attention", "CrossAttention", "AttnProcessor", "attention_processor", "get_attention_scores", "attention_basic", "attention_split", "attention_sub_quad", "b i d, b j d", "_compute_attention", "dot_product_attention_weights", "attn_weights", "attention_scores", "attention_probs", "attn_scores", "key.transpose", "key_states.transpose", "k.transpose", "matmul(query", "matmul(q,", "baddbmm", "output_attentions", "scaled_dot_product_attention", "self_attn", "attention(")
+	return words("eager_attention_forward", "_attention_forward", "attention_forward", "cross_attention", "CrossAttention", "AttnProcessor", "attention_processor", "get_attention_scores", "attention_basic", "attention_split", "attention_sub_quad", "b i d, b j d", "_compute_attention", "dot_product_attention_weights", "attn_weights", "attention_scores", "attention_probs", "attn_scores", "key.transpose", "key_states.transpose", "k.transpose", "matmul(query", "matmul(q,", "bmm(query", "bmm(q,", "bmm(proj_query", "baddbmm", "output_attentions", "scaled_dot_product_attention", "self_attn", "attention(")
 }
 
 func checkAttentionMatrix(f *Facts) *Finding {

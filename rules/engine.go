@@ -253,7 +253,7 @@ func score(a assessment, cs []Culprit, w Weights) []Finding {
 			if fd.Decide == "" {
 				fd.Decide = c.WouldDecide
 			}
-			if fd.Capture == "" && parser.PyTorchStack(a.first.Ev.Framework) {
+			if fd.Capture == "" && parser.OnPyTorch(a.first.Ev) {
 				fd.Capture = c.Capture // written in torch's terms
 			}
 		}

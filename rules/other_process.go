@@ -68,7 +68,7 @@ func checkOtherProcess(f *Facts) *Finding {
 		fd.Title = "XLA's preallocated pool leaves nothing for the driver"
 		fd.Explanation = "JAX (and TensorFlow) preallocate most of the device for their own memory pool at start-up. The failing allocation is outside that pool — a CUDA kernel image, a library handle, or a second framework in the same process — and the pool has left no room for it."
 		fd.Evidence = append(fd.Evidence, e, f.EventLine())
-		fd.Decide = "whether XLA_PYTHON_CLIENT_PREALLOCATE / XLA_PYTHON_CLIENT_MEM_FRACTION are set, and whether TensorFlow and JAX share the process"
+		fd.Decide = "whether the framework preallocated the device (JAX: XLA_PYTHON_CLIENT_PREALLOCATE / XLA_PYTHON_CLIENT_MEM_FRACTION; TensorFlow: allow_growth, TF_FORCE_GPU_ALLOW_GROWTH), and whether two frameworks or processes share it"
 		return fd
 	}
 	switch {
