@@ -8,7 +8,7 @@ import (
 
 var (
 	reDeviceWord   = lazyRE(`(\w+) out of memory\.\s*$`)
-	reGPUNew       = lazyRE(`GPU ?(\d+|[\x01-\x1f])? has a total capac(?:i)?ty of ` + size)
+	reGPUNew       = lazyRE(`GPU ?(\d+|[\x01-\x1f])? has (?:a total capac(?:i)?ty of|total) ` + size)
 	reTruncatedGPU = lazyRE(`Tried to allocate [^.]*\.\d+ \w+\. GPU\s*$`)
 	reAllocEnvHint = lazyRE(`(PYTORCH_(?:CUDA_|HIP_|MUSA_)?ALLOC_CONF)=expandable_segments`)
 	reMPS          = lazyRE(`MPS allocated: ` + size + `, other allocations: ` + size + `(?:, max allowed: ` + size + `)?\)\.?\s*Tried to allocate ` + size + `(?: on (private|shared) pool)?`)
@@ -97,7 +97,8 @@ func fillTorch(ev *Event, msg string) {
 		}
 		ev.Variant = "torch-1.0-1.3"
 	}
-	// 2.x layout: "GPU 0 has a total capacity of … of which … is free. …"
+	// 2.x layout: "GPU 0 has a total capacity of … of which … is free. …",
+	// or retyped by hand: "GPU 2 has total 47.40 GiB of which 1.96 GiB is free."
 	if m := reGPUNew.FindStringSubmatch(msg); m != nil {
 		switch {
 		case m[1] == "":

@@ -27,3 +27,16 @@ func TestTorchDeviceWord(t *testing.T) {
 		}
 	}
 }
+
+// TestTorchRetypedTotal: a message retyped by hand keeps its device and
+// capacity ("GPU 2 has total 47.40 GiB").
+func TestTorchRetypedTotal(t *testing.T) {
+	res, err := Parse(strings.NewReader("torch.OutOfMemoryError: Tried to allocate 6.20 GiB. GPU 2 has total 47.40 GiB of which 1.96 GiB is free.\n"), "in.log")
+	if err != nil || len(res.Events) != 1 {
+		t.Fatalf("%v, %d events", err, len(res.Events))
+	}
+	ev := res.Events[0]
+	if ev.Device == nil || ev.Device.Index == nil || *ev.Device.Index != 2 || ev.TotalBytes == nil || *ev.TotalBytes != 50895362458 || ev.FreeBytes == nil || *ev.FreeBytes != 2104533975 {
+		t.Errorf("device %+v, total %v, free %v", ev.Device, ev.TotalBytes, ev.FreeBytes)
+	}
+}

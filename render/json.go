@@ -22,10 +22,10 @@ type jsonReport struct {
 	Diagnoses   []jsonDiagnosis   `json:"diagnoses"`
 	Ineffective []jsonIneffective `json:"ineffective"`
 	WhatFits    *advice.FitTable  `json:"what_fits,omitempty"`
-	Capture     []string          `json:"capture,omitempty"`
+	Capture     []string          `json:"capture"` // [] when the log decides the cause
 	Dropped     int               `json:"dropped_events,omitempty"`
 	Decided     bool              `json:"decided"`
-	ShortBytes  *int64            `json:"short_bytes,omitempty"`
+	ShortBytes  *int64            `json:"short_bytes"` // null when the request or the free figure is unknown
 
 	Measured *snapshot.Measured `json:"measured,omitempty"` // a memory snapshot read for the input
 }
@@ -75,7 +75,7 @@ func JSON(w io.Writer, rep advice.Report) error { return writeJSON(w, rep, nil) 
 
 // writeJSON writes the report with the memory snapshot read for it, if any.
 func writeJSON(w io.Writer, rep advice.Report, m *snapshot.Measured) error {
-	out := jsonReport{Schema: advice.Schema, Inputs: rep.Inputs, Events: rep.Events, Diagnoses: []jsonDiagnosis{}, Ineffective: []jsonIneffective{}, WhatFits: rep.WhatFits, Capture: rep.Capture, Dropped: rep.Dropped, Decided: rep.Decided, ShortBytes: rep.ShortBytes, Measured: m}
+	out := jsonReport{Schema: advice.Schema, Inputs: rep.Inputs, Events: rep.Events, Diagnoses: []jsonDiagnosis{}, Ineffective: []jsonIneffective{}, WhatFits: rep.WhatFits, Capture: append([]string{}, rep.Capture...), Dropped: rep.Dropped, Decided: rep.Decided, ShortBytes: rep.ShortBytes, Measured: m}
 	if out.Inputs == nil {
 		out.Inputs = []string{}
 	}

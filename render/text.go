@@ -104,7 +104,7 @@ func (t *textWriter) report(rep advice.Report) {
 			name = "standard input"
 		}
 		t.line(t.st.good.Render("✓ No out-of-memory failure found") + " in " + SafeLine(name) + ".")
-		t.para("  ", "oomdoc looked for PyTorch (CUDA, ROCm, MPS, XPU, CPU), cuDNN/cuBLAS/NCCL, vLLM, JAX/XLA, TensorFlow, MLX, llama.cpp and host OOM-killer messages. If this run did crash, pass the whole log — the error is often above the last lines.")
+		t.para("  ", "oomdoc looked for PyTorch (CUDA, ROCm, MPS, XPU, NPU, CPU), cuDNN/cuBLAS/NCCL, vLLM, TGI, JAX/XLA, TensorFlow, PaddlePaddle, ONNX Runtime, TensorRT, CTranslate2, MLX, llama.cpp, Windows paging-file and host OOM-killer messages, and for any error that speaks of running out of memory. If this run did crash, pass the whole log — the error is often above the last lines.")
 		t.measured(t.snap)
 		t.notices(rep)
 		return

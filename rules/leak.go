@@ -87,7 +87,9 @@ func checkLeak(f *Facts) *Finding {
 }
 
 // growth is how much allocated memory grew from the first to the last
-// failure on the same device and rank.
+// failure on the same device and rank: 0 below 64 MiB or a twentieth of
+// the device, which a cache warming up or a REPL's own tensor between
+// tries explains as well as a leak.
 func (f *Facts) growth() int64 {
 	if f.Ev.AllocatedBytes == nil {
 		return 0
@@ -101,7 +103,7 @@ func (f *Facts) growth() int64 {
 		}
 		last, n = *o.AllocatedBytes, n+1
 	}
-	if n == 0 || last-first < 64*mib {
+	if n == 0 || last-first < max(64*mib, f.Capacity/20) {
 		return 0
 	}
 	return last - first
