@@ -189,7 +189,9 @@ func captureFor(fs []rules.Finding, f *rules.Facts, decided bool, lf *logFacts) 
 			break
 		}
 	}
-	if len(f.Ev.Frames) == 0 {
+	if _, compute := f.FindAfter(computeBufferCue()); compute && f.Ev.Framework == "ggml" {
+		out = append(out, "llama.cpp's llama_context lines (n_ctx, n_batch, n_ubatch, flash_attn) and its command line: a compute buffer grows with the context × the micro-batch (-c × -ub, less with -fa), once per pipeline copy across GPUs (n_copies, GGML_SCHED_MAX_COPIES)")
+	} else if len(f.Ev.Frames) == 0 {
 		out = append(out, "the lines above the error message (the full traceback, or a native runtime's load and context lines)")
 	}
 	if !f.Ev.RequestOverflow && parser.OnPyTorch(f.Ev) && (f.Ev.Kind == parser.KindCUDA || f.Ev.Kind == parser.KindHIP || f.Ev.Kind == parser.KindCUDARuntime) {
@@ -200,4 +202,10 @@ func captureFor(fs []rules.Finding, f *rules.Facts, decided bool, lf *logFacts) 
 		out = append(out, what+":\n"+snapshotRecipe)
 	}
 	return out
+}
+
+// computeBufferCue holds the words with which llama.cpp's graph allocator
+// says the buffer that failed is a compute buffer, not weights or cache.
+func computeBufferCue() parser.Cue {
+	return parser.Cue{Words: []string{"compute buffer", "compute pp buffers", "graph_reserve", "ggml_gallocr_reserve_n"}}
 }
