@@ -189,7 +189,7 @@ func captureFor(fs []rules.Finding, f *rules.Facts, decided bool, lf *logFacts) 
 			break
 		}
 	}
-	if _, compute := f.FindAfter(computeBufferCue()); compute && f.Ev.Framework == "ggml" {
+	if _, compute := f.FindAfter(parser.CueComputeBuffer()); compute && f.Ev.Framework == "ggml" {
 		out = append(out, "llama.cpp's llama_context lines (n_ctx, n_batch, n_ubatch, flash_attn) and its command line: a compute buffer grows with the context × the micro-batch (-c × -ub, less with -fa), once per pipeline copy across GPUs (n_copies, GGML_SCHED_MAX_COPIES)")
 	} else if len(f.Ev.Frames) == 0 {
 		out = append(out, "the lines above the error message (the full traceback, or a native runtime's load and context lines)")
@@ -202,10 +202,4 @@ func captureFor(fs []rules.Finding, f *rules.Facts, decided bool, lf *logFacts) 
 		out = append(out, what+":\n"+snapshotRecipe)
 	}
 	return out
-}
-
-// computeBufferCue holds the words with which llama.cpp's graph allocator
-// says the buffer that failed is a compute buffer, not weights or cache.
-func computeBufferCue() parser.Cue {
-	return parser.Cue{Words: []string{"compute buffer", "compute pp buffers", "graph_reserve", "ggml_gallocr_reserve_n"}}
 }

@@ -98,8 +98,8 @@ func CueBackward() Cue {
 // call self._apply; a bare `x.cuda()` or `x.float().cuda()` moves a
 // tensor, so only a receiver named as a model, a net or a module, `self`,
 // or a just-built `…Net()` or `…Model()` counts), CTranslate2's model
-// constructors and faster-whisper's WhisperModel, DeepSpeed's engine set-up and ZeRO-3 construction,
-// Lightning's model_to_device, the model loaders of vLLM, llama.cpp,
+// constructors and faster-whisper's WhisperModel, DeepSpeed's engine
+// set-up and ZeRO-3 construction, Lightning's model_to_device, the model loaders of vLLM, llama.cpp,
 // ultralytics, fairseq, NeMo, timm, PEFT, diffusers, ComfyUI and A1111,
 // and PaddlePaddle's paddle.load and set_state_dict.
 // Progress lines such as "Loading checkpoint shards" are not load cues:
@@ -182,8 +182,23 @@ func CueContextSetup() Cue {
 	return Cue{"context-setup", []string{"llama_context:", "llama_new_context_with_model", "llama_kv_cache", "llama_init_from_model", "KV buffer size", "KV self size"}}
 }
 
+// CueComputeBuffer is llama.cpp's graph allocator saying the buffer that
+// failed is a compute buffer (the activations of one micro-batch over the
+// context), not the weights or the KV cache.
+func CueComputeBuffer() Cue {
+	return Cue{"compute-buffer", []string{"compute buffer", "compute pp buffers", "graph_reserve", "ggml_gallocr_reserve_n"}}
+}
+
+// CueLoadingBar is a loader's progress bar. It stays in the context after
+// loading has finished, so it is no load cue; a host kill that cuts it on
+// its own line happened while loading.
+func CueLoadingBar() Cue {
+	return Cue{"loading-bar", []string{"Loading checkpoint shards", "Loading weights", "Loading model", "Loading pipeline components", "Loading safetensors"}}
+}
+
 // Vocabulary lists every named cue: those the phases are read from, the
-// serving engine's, TensorRT's and a native runtime's context set-up.
+// serving engine's, TensorRT's, a native runtime's context set-up and
+// compute buffer, and a loader's progress bar.
 func Vocabulary() []Cue {
-	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing(), CueTensorRT(), CueContextSetup()}
+	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing(), CueTensorRT(), CueContextSetup(), CueComputeBuffer(), CueLoadingBar()}
 }

@@ -102,7 +102,7 @@ func killedWhileLoading(ev *Event) bool {
 		return false
 	}
 	last := ev.ContextLines[len(ev.ContextLines)-1]
-	return last.Line == ev.Line && HasWord(last.Text, []string{"Loading checkpoint shards", "Loading weights", "Loading model", "Loading pipeline components", "Loading safetensors"})
+	return last.Line == ev.Line && CueLoadingBar().Matches(last.Text)
 }
 
 // sinceContextSetup returns the context lines from the last one of a

@@ -104,5 +104,5 @@ func checkServingBudget(f *Facts) *Finding {
 
 // namesMemory reports whether an error line speaks of a memory failure.
 func namesMemory(text string) bool {
-	return hasAny(strings.ToLower(text), []string{"out of memory", "outofmemory", "resource exhausted", "resource_exhausted", "alloc", "oom"})
+	return hasAny(strings.ToLower(text), []string{"out of memory", "outofmemory", "resource exhausted", "resource_exhausted", "alloc"})
 }
