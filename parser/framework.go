@@ -18,7 +18,23 @@ func frameworkOf(ev *Event) string {
 	case strings.Contains(msg, "tensorflow/") || strings.Contains(msg, "tensorflow::"):
 		return "tensorflow"
 	}
+	if len(ev.Frames) == 0 {
+		// the nearest lines above: the failure's own line may come first
+		for k := len(ev.ContextLines) - 1; k >= 0 && k >= len(ev.ContextLines)-3; k-- {
+			if rustPanic(ev.ContextLines[k].Text) {
+				return "rust" // a Rust runtime (mistral.rs, candle) panicking with its driver's error
+			}
+		}
+	}
 	return ""
+}
+
+// rustPanic reports whether a line opens a Rust panic:
+//
+//	thread '<unnamed>' panicked at mistralrs-core/src/pipeline/mistral.rs:409:17:
+func rustPanic(line string) bool {
+	i := strings.Index(line, "' panicked at ")
+	return strings.HasPrefix(strings.TrimSpace(line), "thread '") && i >= 0 && strings.Contains(line[i:], ".rs:")
 }
 
 // packageFramework maps a frame's file to the framework whose package it
@@ -50,11 +66,11 @@ func packageFramework(file string) string {
 // is unknown (most logs are PyTorch's): the snippets and capture steps
 // written in torch and transformers terms apply to it. TensorFlow, JAX,
 // PaddlePaddle, MLX, llama.cpp (ggml, ollama), MegEngine, NumPy, CuPy,
-// ncnn, ONNX Runtime, CTranslate2, Tenstorrent and Vulkan runtimes do not
-// run them.
+// ncnn, ONNX Runtime, CTranslate2, Tenstorrent, Vulkan and Rust runtimes
+// do not run them.
 func PyTorchStack(framework string) bool {
 	switch framework {
-	case "tensorflow", "jax", "paddle", "paddlepaddle", "mlx", "ggml", "ollama", "megengine", "numpy", "cupy", "ncnn", "tt-metal", "vulkan", "onnxruntime", "ctranslate2":
+	case "tensorflow", "jax", "paddle", "paddlepaddle", "mlx", "ggml", "ollama", "megengine", "numpy", "cupy", "ncnn", "tt-metal", "vulkan", "onnxruntime", "ctranslate2", "rust":
 		return false
 	}
 	return true
