@@ -43,7 +43,7 @@ const (
 
 // logitsCue holds the words that point at full-vocabulary logits or the loss over them.
 func logitsCue() cue {
-	return words("lm_head", "logits.float()", "cross_entropy", "fixed_cross_entropy", "CrossEntropyLoss", "ForCausalLMLoss", "loss_utils.py", "log_softmax", "selective_log_softmax", "logprobs_from_logits", "get_batch_logps", "_get_batch_logps", "nll_loss", "label_smoothed_nll_loss", "compute_loss", "get_logits", "_get_logits", "compute_logits", "logits_processor.py", "logits =", "logits=")
+	return words("lm_head", "logits.float()", "cross_entropy", "fixed_cross_entropy", "CrossEntropyLoss", "ForCausalLMLoss", "loss_utils.py", "log_softmax", "selective_log_softmax", "logprobs_from_logits", "get_batch_logps", "_get_batch_logps", "nll_loss", "label_smoothed_nll_loss", "get_logits", "_get_logits", "compute_logits", "logits_processor.py", "logits =", "logits=")
 }
 
 func checkLogitsUpcast(f *Facts) *Finding {
