@@ -5,6 +5,8 @@ package parser
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -194,12 +196,7 @@ func (s *scanner) add(ev *Event) {
 
 // finish closes what is still open and numbers the events.
 func (s *scanner) finish() {
-	streams := make([]string, 0, len(s.pending))
-	for stream := range s.pending {
-		streams = append(streams, stream)
-	}
-	sort.Strings(streams) // map order must not reach the output
-	for _, stream := range streams {
+	for _, stream := range slices.Sorted(maps.Keys(s.pending)) { // map order must not reach the output
 		s.close(stream)
 	}
 	if len(s.events) == 0 && s.tentative == nil {

@@ -1,7 +1,8 @@
 package parser
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -25,12 +26,7 @@ const raisedWindow = 8
 // raisedFailure opens, at the end of input, the failure a cut traceback's
 // raising code line names, if any.
 func (s *scanner) raisedFailure() {
-	streams := make([]string, 0, len(s.tbs))
-	for stream := range s.tbs {
-		streams = append(streams, stream)
-	}
-	sort.Strings(streams) // map order must not reach the output
-	for _, stream := range streams {
+	for _, stream := range slices.Sorted(maps.Keys(s.tbs)) { // map order must not reach the output
 		tb := s.tbs[stream]
 		if len(tb.frames) == 0 {
 			continue
