@@ -85,7 +85,7 @@ func windowsCommitFixes() []Fix {
 }
 
 func mpsFixes(c *fixContext) []Fix {
-	return []Fix{{
+	fixes := []Fix{{
 		ID:      "shrink-mps-workload",
 		Title:   "Shrink the workload: a smaller model, lower resolution or batch",
 		Why:     "GPU and CPU share the Mac's RAM; the cap protects the whole system.",
@@ -98,4 +98,8 @@ func mpsFixes(c *fixContext) []Fix {
 		Snippet: "export PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0   # no cap",
 		Caveat:  "Without a cap the system can swap heavily or freeze; save your work first.",
 	}}
+	if c.f.Ev.Framework != "pytorch" && c.f.Ev.Framework != "" {
+		return fixes[:1] // the watermark is PyTorch's; MLX's limit already relaxes into swap
+	}
+	return fixes
 }

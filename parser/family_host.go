@@ -14,6 +14,11 @@ var (
 	reElasticExit   = lazyRE(`exitcode\s*: -9 \(pid: (\d+)\)`)
 	reSigkillPID    = lazyRE(`Signal 9 \(SIGKILL\) received by PID (\d+)`)
 	reSlurmLimit    = lazyRE(`exceeded memory limit \((\d+) > (\d+)\)`)
+	// "… where the task (…, pid=11362, memory used=1.25GB) was running was
+	// 27.71GB / 28.80GB (0.962273), which exceeds the memory usage threshold"
+	// (the node's memory in use / its total)
+	reRayNode = lazyRE(`was running was (\d+(?:\.\d+)?[KMGT]?B) / (\d+(?:\.\d+)?[KMGT]?B)`)
+	reRayTask = lazyRE(`pid=(\d+), memory used=(\d+(?:\.\d+)?[KMGT]?B)\)`)
 )
 
 func fillKernelKill(ev *Event, msg string) {
@@ -60,5 +65,20 @@ func fillSigkill(ev *Event, msg string) {
 		ev.Framework, ev.Suspected = "jupyter", true
 	default:
 		ev.Suspected = true
+	}
+}
+
+// fillRayKill reads Ray's memory-monitor kill: the node's total memory,
+// the killed task's PID and its memory. A dead actor's list of
+// "potential root causes" that puts the OOM killer first is only a
+// suspicion.
+func fillRayKill(ev *Event, msg string) {
+	ev.Framework, ev.Device, ev.Signal = "ray", &Device{Type: "cpu"}, "SIGKILL"
+	ev.Suspected = strings.Contains(msg, "killed by SIGKILL by OOM killer")
+	if m := reRayNode.FindStringSubmatch(msg); m != nil {
+		ev.TotalBytes = sizeOf(m[2]) // the node's; m[1], all its processes, has no field
+	}
+	if m := reRayTask.FindStringSubmatch(msg); m != nil {
+		ev.PID, ev.ProcessInUseBytes = int64p(m[1]), sizeOf(m[2])
 	}
 }

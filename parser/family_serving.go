@@ -8,21 +8,25 @@ import (
 )
 
 var (
-	reCPUBytes      = lazyRE(`you tried to allocate (\d+) bytes`)
-	reNumpy         = lazyRE(`Unable to allocate ` + `(\d+(?:\.\d*)?\s?(?:[KMGTPE]i?B|bytes|B))` + ` for an array with shape \(([^)]*)\)(?: and data type (\w+))?`)
-	reGGMLAlloc     = lazyRE(`allocating ` + size + ` on device (\d+)`)
-	reGGMLUnable    = lazyRE(`unable to allocate (\S+) buffer`)
-	reGGMLBuffer    = lazyRE(`failed to allocate (?:(\S+) )?buffer of size (\d+)`)
-	reVulkanAlloc   = lazyRE(`Device memory allocation of size (\d+) failed`)
-	reMegRequest    = lazyRE(`requesting (\d+) bytes`)
-	reMegDevice     = lazyRE(`device=(\d+) mem_free=` + size + ` mem_tot=` + size)
-	reMetalMalloc   = lazyRE(`Attempting to allocate (\d+) bytes(?: which is greater than the maximum allowed buffer size of (\d+) bytes)?`)
-	reMetalGGML     = lazyRE(`failed to allocate buffer, size = ` + size)
-	reTGITokens     = lazyRE(`Not enough memory to handle (\d+) (?:prefill |total )?tokens`)
-	reVLLMV0        = lazyRE(`max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)`)
-	reVLLMV1        = lazyRE(`max seq len \((\d+)\),? \(?` + size + ` KV cache is needed, which is larger than the available KV cache memory \(` + size + `\)`)
-	reVLLMEstimated = lazyRE(`estimated maximum model length is (\d+)`)
-	reVLLMStartup   = lazyRE(`Free memory on device \S*?\s*\[?(\w+)?:?(\d+)?\s*\]?\s*\(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)`)
+	reCPUBytes    = lazyRE(`you tried to allocate (\d+) bytes`)
+	reNumpy       = lazyRE(`Unable to allocate ` + `(\d+(?:\.\d*)?\s?(?:[KMGTPE]i?B|bytes|B))` + ` for an array with shape \(([^)]*)\)(?: and data type (\w+))?`)
+	reGGMLAlloc   = lazyRE(`allocating ` + size + ` on device (\d+)`)
+	reGGMLUnable  = lazyRE(`unable to allocate (\S+) buffer`)
+	reGGMLBuffer  = lazyRE(`failed to allocate (?:(\S+) )?buffer of size (\d+)`)
+	reVulkanAlloc = lazyRE(`Device memory allocation of size (\d+) failed`)
+	reMegRequest  = lazyRE(`requesting (\d+) bytes`)
+	reMegDevice   = lazyRE(`device=(\d+) mem_free=` + size + ` mem_tot=` + size)
+	reMetalMalloc = lazyRE(`Attempting to allocate (\d+) bytes(?: which is greater than the maximum allowed buffer size of (\d+) bytes)?`)
+	reMetalGGML   = lazyRE(`failed to allocate buffer, size = ` + size)
+	// "[malloc_or_wait] Unable to allocate 134217728 bytes." (MLX)
+	reMLXMemoryLimit = lazyRE(`\[malloc_or_wait\] Unable to allocate (\d+ bytes)`)
+	// "newBufferWith*:length 0x6692c000 must not exceed 1024 MB."
+	reMetalValidation = lazyRE(`newBuffer\S*:length (0x[0-9a-fA-F]+|\d+) must not exceed (\d+ ?[KMG]i?B)`)
+	reTGITokens       = lazyRE(`Not enough memory to handle (\d+) (?:prefill |total )?tokens`)
+	reVLLMV0          = lazyRE(`max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)`)
+	reVLLMV1          = lazyRE(`max seq len \((\d+)\),? \(?` + size + ` KV cache is needed, which is larger than the available KV cache memory \(` + size + `\)`)
+	reVLLMEstimated   = lazyRE(`estimated maximum model length is (\d+)`)
+	reVLLMStartup     = lazyRE(`Free memory on device \S*?\s*\[?(\w+)?:?(\d+)?\s*\]?\s*\(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)`)
 )
 
 func fillVLLM(ev *Event, msg string) {
@@ -149,8 +153,31 @@ func ggmlDevice(name string) *Device {
 	return d
 }
 
+// fillMetalValidation reads the Metal validation layer's assertion: the
+// buffer's length, printed in hexadecimal or decimal bytes, and the
+// device's maximum buffer length.
+func fillMetalValidation(ev *Event, msg string) {
+	ev.Framework, ev.Device, ev.Variant = "metal", &Device{Type: "mps"}, "metal-validation"
+	if m := reMetalValidation.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.ParseInt(m[1], 0, 64); err == nil && n > 0 {
+			ev.RequestedBytes = &n
+		}
+		ev.MaxAllocationBytes = sizeOf(m[2])
+	}
+}
+
+// fillMetal reads MLX's Metal allocator: a buffer above Metal's maximum
+// length ("[metal::malloc] Attempting to allocate N bytes which is greater
+// than the maximum allowed buffer size of M bytes"), or a request past
+// MLX's own memory limit once the scheduled work has drained
+// ("[malloc_or_wait] Unable to allocate N bytes.", variant
+// "mlx-memory-limit").
 func fillMetal(ev *Event, msg string) {
 	ev.Framework, ev.Device, ev.Variant = "mlx", &Device{Type: "mps"}, "metal"
+	if m := reMLXMemoryLimit.FindStringSubmatch(msg); m != nil {
+		ev.Variant, ev.RequestedBytes = "mlx-memory-limit", sizeOf(m[1])
+		return
+	}
 	if m := reMetalMalloc.FindStringSubmatch(msg); m != nil {
 		ev.RequestedBytes = sizeOf(m[1])
 		if m[2] != "" {

@@ -86,3 +86,16 @@ func OnPyTorch(ev *Event) bool {
 	}
 	return PyTorchStack(ev.Framework)
 }
+
+// InferenceRuntime reports whether a framework only runs models, never
+// trains them: llama.cpp's ggml and Ollama, the serving engines (vLLM,
+// TGI, SGLang, LMDeploy), CTranslate2, ONNX Runtime, TensorRT and ncnn. A
+// failure there holds no training activations, gradients or optimizer
+// state.
+func InferenceRuntime(framework string) bool {
+	switch framework {
+	case "ggml", "ollama", "vllm", "tgi", "sglang", "lmdeploy", "ctranslate2", "onnxruntime", "tensorrt", "ncnn":
+		return true
+	}
+	return false
+}

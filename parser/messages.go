@@ -102,13 +102,23 @@ func frameworkMatchers() []failureMatcher {
 		},
 		{
 			name:    "mlx-metal",
-			anchors: []string{"[metal::malloc]", "Insufficient Memory", "kIOGPUCommandBufferCallbackErrorOutOfMemory", "maximum allowed buffer size"},
-			locate:  lazyRE(`\[metal::malloc\]|Attempting to allocate \d+ bytes which is greater than the maximum allowed buffer size|\[METAL\].*Insufficient Memory|Insufficient Memory \(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory\)`),
+			anchors: []string{"[metal::malloc]", "[malloc_or_wait]", "Insufficient Memory", "kIOGPUCommandBufferCallbackErrorOutOfMemory", "maximum allowed buffer size"},
+			locate:  lazyRE(`\[metal::malloc\]|\[malloc_or_wait\] Unable to allocate \d+ bytes|Attempting to allocate \d+ bytes which is greater than the maximum allowed buffer size|\[METAL\].*Insufficient Memory|Insufficient Memory \(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory\)`),
 			kind:    KindMPS,
 			more: func(msg string) bool {
 				return strings.Contains(msg, "Attempting to allocate") && strings.Contains(msg, "which is") && !strings.HasSuffix(strings.TrimSpace(msg), "bytes.")
 			},
 			fill: fillMetal,
+		},
+		{
+			// Metal's API validation layer (MTLDebugDevice) asserting on a
+			// buffer longer than the device's maximum:
+			// "newBufferWith*:length 0x6692c000 must not exceed 1024 MB."
+			name:    "metal-validation",
+			anchors: []string{"must not exceed"},
+			locate:  reMetalValidation,
+			kind:    KindMPS,
+			fill:    fillMetalValidation,
 		},
 		{
 			name:    "tensorflow",
@@ -239,6 +249,23 @@ func runtimeMatchers() []failureMatcher {
 			locate:  lazyRE(`(?:Memory cgroup out of memory|Out of memory(?: \(oom_kill_allocating_task\))?): Kill(?:ed)? process \d+|^Killed process \d+|oom-kill:constraint=|\S+ invoked oom-killer`),
 			kind:    KindHostKill,
 			fill:    fillKernelKill,
+		},
+		{
+			// Ray's memory monitor killing a worker before the kernel would
+			// ("Task was killed due to the node running low on memory.",
+			// "2 worker(s) were killed …" from Ray 2.55), and a dead actor
+			// whose worker's exit Ray attributes first to the OOM killer.
+			name:    "ray-memory-monitor",
+			anchors: []string{"running low on memory", "killed by SIGKILL by OOM killer"},
+			locate:  lazyRE(`(?:Task was|worker\(s\) were) killed due to the node running low on memory|The process is killed by SIGKILL by OOM killer`),
+			kind:    KindHostKill,
+			more: func(msg string) bool {
+				return strings.Contains(msg, "running low on memory") && !strings.Contains(msg, "Memory on the node")
+			},
+			cont: func(next string) bool {
+				return strings.HasPrefix(strings.TrimSpace(next), "Memory on the node")
+			},
+			fill: fillRayKill,
 		},
 		{
 			name:    "dataloader-killed",

@@ -215,7 +215,7 @@ func (s *scanner) segment(seg []byte, no int) {
 	if s.hot > 0 {
 		s.hot--
 	}
-	raw := unBold(toText(stripANSI(seg)))
+	raw := unFence(unBold(toText(stripANSI(seg))))
 	st := stripPrefixes(raw)
 	if no <= headLines && no > s.scanned {
 		if isProgress(st.text) {

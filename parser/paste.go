@@ -34,6 +34,30 @@ func unBold(s string) string {
 	return b.String()
 }
 
+// unFence removes the Markdown code-fence residue a post left on a line:
+// a "```" at either end ("```Traceback …", "Killed```"), and a single
+// backtick at the start or the end that pairs with no other on the line
+// ("Killed`", the end of an inline-code span that opened lines above).
+// Paired backticks are inline code and stay.
+func unFence(s string) string {
+	if strings.IndexByte(s, '`') < 0 {
+		return s
+	}
+	s = strings.TrimPrefix(s, "```")
+	if t := strings.TrimRight(s, " \t"); strings.HasSuffix(t, "```") {
+		s = t[:len(t)-3]
+	}
+	if strings.Count(s, "`")%2 == 1 {
+		switch t := strings.TrimRight(s, " \t"); {
+		case strings.HasSuffix(t, "`"):
+			s = t[:len(t)-1]
+		case strings.HasPrefix(s, "`"):
+			s = s[1:]
+		}
+	}
+	return s
+}
+
 // messageWords are the words of the messages oomdoc reads clause by
 // clause; a wrap that cuts one of them is undone.
 func messageWords() []string {

@@ -131,3 +131,21 @@ func TestHostAndLimitForms(t *testing.T) {
 		}
 	}
 }
+
+// TestUnFence: Markdown code-fence residue goes, inline code stays.
+func TestUnFence(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Killed`", "Killed"},
+		{"Killed```", "Killed"},
+		{"```Traceback (most recent call last):", "Traceback (most recent call last):"},
+		{"`RuntimeError: CUDA out of memory.", "RuntimeError: CUDA out of memory."},
+		{"set `max_split_size_mb` to avoid fragmentation", "set `max_split_size_mb` to avoid fragmentation"},
+		{"see `torch.cuda.memory_summary()`", "see `torch.cuda.memory_summary()`"},
+		{"no backtick here", "no backtick here"},
+		{"```", ""},
+	} {
+		if got := unFence(tc.in); got != tc.want {
+			t.Errorf("unFence(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -30,11 +30,12 @@ func activations() Culprit {
 		Recognise:      "A failure in backward() / autograd, or in a forward pass under grad inside a training loop; TensorFlow's OOM in a training step.",
 		Excludes:       []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindCUBLAS},
 		ExcludesPhases: []string{parser.PhaseLoad, parser.PhaseGenerate, parser.PhaseDecode, parser.PhaseOptimizer, parser.PhaseEval},
+		GuessNeeds:     trainingPossible,
 		Signals: []Signal{
 			{Name: activationMeasured, Strength: EvidenceSignal, Start: 2.0, Doc: "a memory snapshot shows activations holding at least 60% of the active memory"},
 			{Name: actBackward, Strength: EvidenceSignal, Start: 1.5, Doc: "the failure is inside backward() / autograd"},
 			{Name: actTrainForward, Strength: EvidenceSignal, Start: 1.0, Doc: "a forward pass inside a training loop the frames show"},
-			{Name: actGraphRuntime, Strength: PriorSignal, Start: 0.3, Doc: "a TensorFlow or XLA graph runtime's OOM (most are training steps)"},
+			{Name: actGraphRuntime, Strength: PriorSignal, Start: 0.3, Doc: "a TensorFlow or XLA graph runtime's OOM (most are training steps), in a log that does not say it runs inference only"},
 			{Name: actTrainFull, Strength: PriorSignal, Start: 0.3, Doc: "a training-looking job with the device ≥ 80% held"},
 			{Name: actTrainUnknown, Strength: PriorSignal, Start: 0.2, Doc: "a training log whose failing phase is not shown"},
 			{Name: actUndecidedFull, Strength: PriorSignal, Start: 0.0, Doc: "a full device, and nothing says training or inference"},
@@ -46,8 +47,15 @@ func activations() Culprit {
 	}
 }
 
+// trainingPossible reports whether the failing program could be training:
+// not a runtime that only runs models.
+func trainingPossible(f *Facts) bool { return !parser.InferenceRuntime(f.Ev.Framework) }
+
 func checkActivations(f *Facts) *Finding {
 	ev := f.Ev
+	if !trainingPossible(f) {
+		return nil
+	}
 	switch ev.Phase {
 	case parser.PhaseLoad, parser.PhaseGenerate, parser.PhaseDecode, parser.PhaseOptimizer, parser.PhaseEval:
 		return nil // no training activations exist at these points
@@ -65,7 +73,9 @@ func checkActivations(f *Facts) *Finding {
 		fd.fire(actTrainForward)
 		e, _ := f.Find(trainingCue())
 		fd.Evidence = append(fd.Evidence, e)
-	case ev.Kind == parser.KindTF || ev.Kind == parser.KindXLA:
+	case (ev.Kind == parser.KindTF || ev.Kind == parser.KindXLA) && !(f.Inference > 0 && f.Training == 0):
+		// Most graph-runtime OOMs are training steps, unless the log says
+		// it runs inference and nothing says training.
 		fd.fire(actGraphRuntime)
 		if s := ev.TensorShape; len(s) > 0 {
 			fd.Quantities.Batch = s[0]

@@ -59,14 +59,17 @@ func checkAllocationLimit(f *Facts) *Finding {
 		// too little to crowd out the request points at the same cap.
 		fd.fire(limitXPU4G)
 		fd.Arithmetic = append(fd.Arithmetic, "Intel Arc/XPU: a single allocation of 4 GiB or more is refused regardless of free memory", fmt.Sprintf("capacity %s − this process %s leaves room for the %s request", size(f.Capacity), size(f.heldByProcess()), size(f.Requested)))
-	case f.FreeKnown && f.Requested > 0 && f.Free >= f.Requested && !f.Capped:
+	case f.FreeKnown && f.Requested > 0 && f.Free >= f.Requested && !f.Capped && ev.LargestFreeBytes == nil:
+		// (An allocator that prints its largest free block has said why
+		// free memory did not serve the request: no block was large enough.)
 		switch {
 		case ev.Kind == parser.KindXPU && f.Requested >= 4*gib:
 			fd.fire(limitXPU4G)
 			fd.Arithmetic = append(fd.Arithmetic, "Intel Arc/XPU: a single allocation of 4 GiB or more is refused regardless of free memory")
-		case ev.Kind == parser.KindCUDA || ev.Kind == parser.KindHIP:
-			// The CUDA and ROCm drivers have no per-buffer cap this small;
-			// free memory that cannot serve a request is rarer there.
+		case ev.Kind == parser.KindCUDA || ev.Kind == parser.KindHIP || ev.Device != nil && (ev.Device.Type == "cuda" || ev.Device.Type == "rocm"):
+			// The CUDA and ROCm drivers have no per-buffer cap this small,
+			// whichever framework allocates (PaddlePaddle, TensorFlow on a
+			// GPU); free memory that cannot serve a request is rarer there.
 			fd.fire(limitFreeCUDA)
 			fd.Decide = "torch.cuda.mem_get_info() just before the failing call, and whether another process allocates at the same time"
 		default:

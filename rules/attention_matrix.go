@@ -53,7 +53,7 @@ func attentionCue() cue {
 func checkAttentionMatrix(f *Facts) *Finding {
 	ev := f.Ev
 	fd := &Finding{Culprit: "attention-matrix", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested}}
-	if s := ev.TensorShape; len(s) == 4 && s[2] == s[3] && s[1] > 0 && s[1] <= 128 && s[2] >= 64 && !convOp(ev.Message) {
+	if s := ev.TensorShape; scoreShaped(s, dtypeBytes(ev.TensorDType)) && !convOp(ev.Message) {
 		bytes := dtypeBytes(ev.TensorDType)
 		n := s[0] * s[1] * s[2] * s[3] * max(bytes, 1)
 		fd.fire(attnScoreShape)
@@ -102,6 +102,26 @@ func checkAttentionMatrix(f *Facts) *Finding {
 		return fd
 	}
 	return nil
+}
+
+// scoreShaped reports whether a 4-D tensor shape can be a layer's
+// attention scores [batch, heads, s, s]: the last two dimensions equal and
+// at least 64, at most 128 heads, and large enough to matter (16 MiB at
+// the dtype's size, float32 when the dtype is not printed). A convolution
+// kernel in TensorFlow's [kh, kw, in, out] layout with as many inputs as
+// outputs ([3, 3, 256, 256]) has the same form and is not one: its two
+// leading dimensions are an equal, small window.
+func scoreShaped(s []int64, bytes int64) bool {
+	if len(s) != 4 || s[2] != s[3] || s[1] <= 0 || s[1] > 128 || s[2] < 64 || s[0] <= 0 {
+		return false
+	}
+	if s[0] == s[1] && s[0] <= 7 {
+		return false // a kh × kw convolution window
+	}
+	if bytes == 0 {
+		bytes = 4
+	}
+	return s[0]*s[1]*s[2]*s[3]*bytes >= 16<<20
 }
 
 // framesReachLibraries reports whether the traceback goes below the

@@ -25,6 +25,7 @@ func leak() Culprit {
 			{Name: leakCode, Strength: EvidenceSignal, Start: 1.2, Doc: "code that keeps tensors across iterations (loss summed without .item(), outputs appended)"},
 			{Name: leakLateStep, Strength: PriorSignal, Start: 0.3, Doc: "the failure comes after a whole epoch or 100+ steps"},
 			{Name: leakTraining, Strength: PriorSignal, Start: -0.5, Doc: "a training step whose step count the log does not show"},
+			{Name: leakOldTorch, Strength: PriorSignal, Start: 0.0, Doc: "a PyTorch 0.x (THC) message: 0.4 made a summed loss keep its graph unless read with .item()"},
 		},
 		WouldDecide: "whether memory rises step after step: a steady rise is a leak, a flat line with one spike is a large batch",
 		Capture:     "log torch.cuda.memory_allocated() every N steps",
@@ -39,6 +40,7 @@ const (
 	leakCode             = "leak/kept-tensors-code"
 	leakLateStep         = "leak/late-step"
 	leakTraining         = "leak/training-step"
+	leakOldTorch         = "leak/torch-0.x"
 )
 
 // leakCue holds the words that point at tensors kept alive across iterations.
@@ -79,6 +81,11 @@ func checkLeak(f *Facts) *Finding {
 	} else if f.Training >= 0.8 && (ev.Phase == parser.PhaseBackward || ev.Phase == parser.PhaseForward || ev.Phase == parser.PhaseUnknown) {
 		fd.fire(leakTraining)
 		fd.Decide = "whether it failed on the first step or after many: log torch.cuda.memory_allocated() each step"
+	} else if ev.Variant == "torch-0.x-thc" {
+		// PyTorch 0.4 merged Variable into Tensor: `total_loss += loss`
+		// written for 0.3 began keeping every step's graph alive.
+		fd.fire(leakOldTorch)
+		fd.Decide = "whether a running loss or metric is summed from tensors without .item() (loss.data[0] in 0.3 code)"
 	} else {
 		return nil
 	}

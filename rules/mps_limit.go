@@ -16,6 +16,7 @@ func mpsLimit() Culprit {
 		Excludes:  []string{parser.KindCUDA, parser.KindHIP, parser.KindXPU, parser.KindCPU, parser.KindCUDARuntime, parser.KindCUBLAS, parser.KindCUDNN, parser.KindNCCL, parser.KindServing, parser.KindXLA, parser.KindTF, parser.KindHostKill, parser.KindPaddle},
 		Signals: []Signal{
 			{Name: mpsWatermark, Strength: EvidenceSignal, Start: 2.0, Doc: "PyTorch's MPS allocator refused to pass its watermark"},
+			{Name: mpsMLXLimit, Strength: EvidenceSignal, Start: 0.8, Doc: "MLX's Metal allocator gave up after waiting for scheduled work to free memory (malloc_or_wait)"},
 		},
 		WouldDecide: "what the process holds on the GPU against the watermark",
 		Capture:     "print torch.mps.current_allocated_memory() and torch.mps.driver_allocated_memory() before the failing call",
@@ -24,10 +25,22 @@ func mpsLimit() Culprit {
 }
 
 // Signals of mps-limit.
-const mpsWatermark = "mps-limit/watermark"
+const (
+	mpsWatermark = "mps-limit/watermark"
+	mpsMLXLimit  = "mps-limit/mlx-memory-limit"
+)
 
 func checkMPSLimit(f *Facts) *Finding {
 	ev := f.Ev
+	if ev.Kind == parser.KindMPS && ev.Variant == "mlx-memory-limit" {
+		fd := &Finding{Culprit: "mps-limit", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested}}
+		fd.fire(mpsMLXLimit)
+		fd.Title = "MLX's Metal allocator ran out past its memory limit"
+		fd.Explanation = "MLX keeps its Metal allocations under a memory limit (mx.set_memory_limit, mx.metal.set_memory_limit before; by default 1.5 × the GPU's recommended working set). Past it an allocation waits for scheduled work to free memory, then tries once more, swap included, and gives up when the Mac's unified memory has nothing left. GPU and CPU share that RAM: a smaller model, resolution or batch is the fix."
+		fd.Decide = "the memory limit and the peak: mx.metal.get_peak_memory() against mx.metal.device_info()[\"max_recommended_working_set_size\"]"
+		fd.Evidence = append(fd.Evidence, f.EventLine())
+		return fd
+	}
 	// The watermark message prints MPS allocated / other allocations; a
 	// per-array size assert on the same device is another limit.
 	if ev.Kind != parser.KindMPS || ev.Framework != "pytorch" || ev.OtherAllocationsBytes == nil || ev.Hint == "allocation-limit" {

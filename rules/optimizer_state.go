@@ -17,6 +17,7 @@ func optimizerState() Culprit {
 		Recognise:      "A failure in optimizer.step(), _multi_tensor_adam, _init_group, or zeros_like of exp_avg — usually at the very first step.",
 		Excludes:       []string{parser.KindHostKill, parser.KindCPU, parser.KindServing},
 		ExcludesPhases: []string{parser.PhaseLoad, parser.PhaseGenerate, parser.PhaseDecode},
+		GuessNeeds:     trainingPossible,
 		Signals: []Signal{
 			{Name: optimizerMeasured, Strength: EvidenceSignal, Start: 4.0, Doc: "a memory snapshot shows optimizer state holding at least 30% of the active memory"},
 			{Name: optimFrames, Strength: EvidenceSignal, Start: 2.5, Doc: "frames in the optimizer's step or its state initialisation"},
