@@ -38,6 +38,7 @@ type noticeCue struct{ id, text string }
 func noticeCues() []noticeCue {
 	return []noticeCue{
 		{"nonfatal-oom-retry", "memory allocation failed with OOM"},
+		{"nonfatal-oom-retry", "retrying with tiled"}, // ComfyUI: "Ran out of memory when regular decoding, retrying with tiled VAE decoding."
 		{"triton-out-of-resources", "out of resource: shared memory"},
 		{"triton-out-of-resources", "OutOfResources"},
 		{"tf-bfc-nonfatal", "freed_by_count"},
