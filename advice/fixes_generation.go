@@ -148,6 +148,17 @@ func attentionFixes(c *fixContext) []Fix {
 	if c.f.Ev.Kind == parser.KindTF {
 		return []Fix{shorter}
 	}
+	if c.f.DiffusionPipeline() {
+		// A diffusion UNet's cross-attention: the UIs' and diffusers' own
+		// switches, not transformers' attn_implementation.
+		sdpa.ID, sdpa.Title = "memory-efficient-attention", "Use memory-efficient attention (SDPA, xformers, or sliced)"
+		sdpa.Snippet = "# AUTOMATIC1111: --opt-sdp-attention (or --xformers)\n# ComfyUI: --use-pytorch-cross-attention (or --use-split-cross-attention)\n# diffusers: pipe.enable_xformers_memory_efficient_attention() or pipe.enable_attention_slicing()"
+		sdpa.Caveat = "xformers needs its package built for your torch; sliced attention is slower."
+		shorter.ID, shorter.Title = "lower-image-resolution", "Generate at a lower resolution (or a smaller batch)"
+		shorter.Why = "The UNet's attention scores grow with the square of the latent's pixel count and linearly with the batch."
+		shorter.Snippet = "# e.g. 768×768 instead of 1024×1024, batch size 1; upscale afterwards"
+		shorter.Caveat = "A smaller image per pass."
+	}
 	return []Fix{sdpa, shorter}
 }
 
@@ -166,9 +177,19 @@ func logitsFixes(c *fixContext) []Fix {
 		keep.SavesBytes = bytesp(ScaledSaving(c.f.Requested, q.Tokens, 1))
 		keep.Saving = fmt.Sprintf("%s positions → 1", commas(q.Tokens))
 	}
-	if c.f.Ev.Framework == "mlx" {
+	switch c.f.Ev.Framework {
+	case "mlx":
 		keep.Snippet = "# mlx-lm / mlx-vlm: prefill in chunks (prefill_step_size) and take logits[:, -1, :] before the vocabulary projection"
 		keep.Note = "" // the transformers spelling does not apply
+	case "ggml", "ollama":
+		// llama.cpp's compute buffer grows with the micro-batch; where every
+		// position's logits are asked for it holds n_ubatch × vocabulary
+		// float32 scores.
+		keep.ID, keep.Title = "smaller-ubatch", "Use a smaller micro-batch (-ub)"
+		keep.Why = "llama.cpp's compute buffer grows with the micro-batch (n_ubatch); where every position's logits are requested it holds n_ubatch × vocabulary float32 scores."
+		keep.Snippet = "llama-server -m model.gguf -ub 256   # --ubatch-size"
+		keep.Caveat = "A smaller micro-batch processes the prompt more slowly."
+		keep.Note = ""
 	}
 	chunked := Fix{
 		ID:      "chunked-loss",

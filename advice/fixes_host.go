@@ -7,7 +7,7 @@ import (
 )
 
 func vaeFixes(c *fixContext) []Fix {
-	return []Fix{{
+	fixes := []Fix{{
 		ID:      "vae-tiling",
 		Title:   "Decode in tiles",
 		Why:     "Tiled decoding processes the latent in overlapping tiles, so the peak no longer grows with the full image size.",
@@ -20,6 +20,17 @@ func vaeFixes(c *fixContext) []Fix {
 		Snippet: "pipe.enable_vae_slicing()",
 		Caveat:  "Slower for large batches.",
 	}}
+	if c.lf.vaeTiling != nil {
+		// Already tiling: each tile's decode is what must fit.
+		fixes = append([]Fix{{
+			ID:      "smaller-vae-tiles",
+			Title:   "Use smaller VAE tiles",
+			Why:     "With tiled decoding each tile is decoded on its own; the decoder tile size sets the peak.",
+			Snippet: "# Tiled VAE: a lower \"Decoder Tile Size\" (e.g. 96 or 64) in the extension's panel",
+			Caveat:  "Slower decode; more seams to blend.",
+		}}, fixes...)
+	}
+	return fixes
 }
 
 func hostFixes(c *fixContext) []Fix {

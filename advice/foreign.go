@@ -29,7 +29,7 @@ func portableFixes() map[string]bool {
 		"gradient-checkpointing": true, "free-the-gpu": true, "pick-idle-gpu": true, "leave-headroom": true,
 		"smaller-model": true, "split-across-gpus": true, "limit-generation-length": true, "smaller-context": true,
 		"fewer-images": true, "lower-max-pixels": true, "more-host-memory": true, "reduce-host-memory": true,
-		"check-free-memory": true, "split-large-tensor": true,
+		"check-free-memory": true, "split-large-tensor": true, "lower-image-resolution": true,
 	}
 }
 

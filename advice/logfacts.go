@@ -37,6 +37,7 @@ type logFacts struct {
 	quantizedCache        *fact
 	offloadedCache        *fact
 	cpuOffload            *fact // accelerate / DeepSpeed already offload to the CPU
+	vaeTiling             *fact // the VAE already decodes in tiles
 	checkpointShards      *fact // transformers is loading the weights
 	cudaGraphs            *fact // vLLM capturing CUDA graphs
 	padToken              *fact // the pad_token_id warning is in the log
@@ -201,7 +202,7 @@ func noticeReaders() map[string]string {
 		"eager-attention-fallback": "rules", "gradient-checkpointing-active": "advice", "expandable-segments-unsupported": "advice",
 		"alloc-conf-deprecated": "advice", "checkpoint-shards": "advice", "thinking": "advice", "image-input": "rules",
 		"vae": "rules", "eval-loop": "advice", "cuda-graph-capture": "advice", "cpu-offload": "advice", "no-grad": "advice",
-		"jupyter": "advice", "alloc-conf-in-python": "advice",
+		"jupyter": "advice", "alloc-conf-in-python": "advice", "possible-host-kill": "render", "vae-tiling-active": "advice",
 	}
 }
 
@@ -226,6 +227,8 @@ func (lf *logFacts) readNotice(n parser.Notice) {
 		if m := reEnvInPython.FindStringSubmatch(n.Text); m != nil && lf.expandableInPython == nil {
 			lf.expandableInPython = &fact{Line: n.Line, Token: m[1], Text: "the program sets " + m[1] + " from Python"}
 		}
+	case "vae-tiling-active":
+		at(&lf.vaeTiling, "[Tiled VAE]", "the Tiled VAE extension already decodes in tiles")
 	case "checkpoint-shards":
 		at(&lf.checkpointShards, "Loading checkpoint shards", "transformers is loading the checkpoint")
 	case "cuda-graph-capture":

@@ -177,7 +177,7 @@ func everyFixForm(culprit string) []Fix {
 			f := rules.NewFacts(rules.Input{Result: res, Catalog: cat}, 0)
 			f.Capacity = 12 << 30
 			for _, variant := range []string{"", rules.VariantStaticCache, rules.VariantEvalAccumulate} {
-				c := &fixContext{fd: rules.Finding{Culprit: culprit, Variant: variant}, f: f, cat: cat, lf: &logFacts{soleProcess: &fact{}, cudaGraphs: &fact{}}}
+				c := &fixContext{fd: rules.Finding{Culprit: culprit, Variant: variant}, f: f, cat: cat, lf: &logFacts{soleProcess: &fact{}, cudaGraphs: &fact{}, vaeTiling: &fact{}}}
 				out = append(out, fixesFor(c)...)
 			}
 		}

@@ -117,6 +117,8 @@ func (lf *logFacts) ruledOut(id string, evLine int) (ruleOut, bool) {
 		}
 	case "cpu-offload":
 		return tried(lf.cpuOffload, "offloading is already on")
+	case "vae-tiling":
+		return tried(lf.vaeTiling, "the tiles themselves do not fit: a smaller tile size or output resolution is what is left")
 	case "free-the-gpu", "pick-idle-gpu":
 		if lf.soleProcess != nil {
 			return ruleOut{fact: lf.soleProcess, means: "no other process holds the device; the memory outside PyTorch is inside this program (killing its PID would stop the program itself)", warn: id == "free-the-gpu"}, true

@@ -38,7 +38,9 @@ type noticeCue struct{ id, text string }
 func noticeCues() []noticeCue {
 	return []noticeCue{
 		{"nonfatal-oom-retry", "memory allocation failed with OOM"},
-		{"nonfatal-oom-retry", "retrying with tiled"}, // ComfyUI: "Ran out of memory when regular decoding, retrying with tiled VAE decoding."
+		{"nonfatal-oom-retry", "retrying with tiled"},             // ComfyUI: "Ran out of memory when regular decoding, retrying with tiled VAE decoding."
+		{"possible-host-kill", "killed by SIGKILL by OOM killer"}, // Ray's list of potential causes of a worker's death
+		{"vae-tiling-active", "[Tiled VAE]"},                      // the Tiled VAE extension (multidiffusion-upscaler) already tiles
 		{"triton-out-of-resources", "out of resource: shared memory"},
 		{"triton-out-of-resources", "OutOfResources"},
 		{"tf-bfc-nonfatal", "freed_by_count"},

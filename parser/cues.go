@@ -119,10 +119,11 @@ func CueData() Cue {
 // autoencoders (every AutoencoderKL variant lives under
 // models/autoencoders/) and their tiled decoders, the ldm/sgm Decoder that
 // A1111 and ComfyUI share (diffusionmodules/model.py), ComfyUI's VAE nodes,
-// A1111's sample-to-image step and the Tiled VAE extension's progress
-// lines ("[Tiled VAE]: Executing Decoder Task Queue").
+// A1111's sample-to-image step and the Tiled VAE extension's decoder
+// ("[Tiled VAE]: Executing Decoder Task Queue"; its encoder runs before
+// sampling, so "[Tiled VAE]" alone is no decode).
 func CueDecode() Cue {
-	return Cue{"vae-decode", []string{"vae.decode", "vae: ", "vae_decode", "VAEDecode", "decode_latents", "AutoencoderKL", "autoencoder_kl", "autoencoders/", "models/vae.py", "first_stage_model", "decode_first_stage", "tiled_decode", "_tiled_decode", "decode_tiled", "decode_tiled_", "diffusionmodules/model.py", "single_sample_to_image", "VAE decode", "vae.tiled", "Tiled VAE", "Decoder Task Queue"}}
+	return Cue{"vae-decode", []string{"vae.decode", "vae: ", "vae_decode", "VAEDecode", "decode_latents", "AutoencoderKL", "autoencoder_kl", "autoencoders/", "models/vae.py", "first_stage_model", "decode_first_stage", "tiled_decode", "_tiled_decode", "decode_tiled", "decode_tiled_", "diffusionmodules/model.py", "single_sample_to_image", "VAE decode", "vae.tiled", "Executing Decoder Task Queue"}}
 }
 
 // CueGenerate is autoregressive generation: transformers' generate and its

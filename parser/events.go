@@ -207,6 +207,8 @@ func (s *scanner) finish() {
 	if t := s.tentative; t != nil && len(s.events) == 0 && (t.headerOnly || s.res.Lines-t.Line <= 2) {
 		s.events = append(s.events, t)
 	}
+	others := slices.ContainsFunc(s.events, func(ev *Event) bool { return ev.Variant != "ray-worker-died" })
+	s.events = slices.DeleteFunc(s.events, func(ev *Event) bool { return ev.Variant == "ray-worker-died" && (others || crashedOtherwise(ev)) })
 	sort.SliceStable(s.events, func(i, j int) bool { return s.events[i].Line < s.events[j].Line })
 	s.res.Events = make([]Event, 0, len(s.events))
 	for i, ev := range s.events {
@@ -236,4 +238,20 @@ func (s *scanner) upgrade(p *pending) {
 			return
 		}
 	}
+}
+
+// crashedOtherwise reports whether a possible kill (a Ray worker's death,
+// the OOM killer only first among the causes Ray lists) sits under lines
+// that show the worker crashing of another cause: a segmentation fault, an
+// abort, an illegal memory access. Such a death is no memory failure; nor
+// is one in a log with another failure, which the death only follows.
+func crashedOtherwise(ev *Event) bool {
+	for _, c := range ev.ContextLines {
+		for _, w := range []string{"Segmentation fault", "SIGSEGV", "SIGABRT", "SIGBUS", "illegal memory access", "core dumped"} {
+			if strings.Contains(c.Text, w) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -71,10 +71,12 @@ func fillSigkill(ev *Event, msg string) {
 // fillRayKill reads Ray's memory-monitor kill: the node's total memory,
 // the killed task's PID and its memory. A dead actor's list of
 // "potential root causes" that puts the OOM killer first is only a
-// suspicion.
+// possibility (variant ray-worker-died, suspected).
 func fillRayKill(ev *Event, msg string) {
 	ev.Framework, ev.Device, ev.Signal = "ray", &Device{Type: "cpu"}, "SIGKILL"
-	ev.Suspected = strings.Contains(msg, "killed by SIGKILL by OOM killer")
+	if strings.Contains(msg, "killed by SIGKILL by OOM killer") {
+		ev.Suspected, ev.Variant = true, "ray-worker-died"
+	}
 	if m := reRayNode.FindStringSubmatch(msg); m != nil {
 		ev.TotalBytes = sizeOf(m[2]) // the node's; m[1], all its processes, has no field
 	}

@@ -18,8 +18,9 @@ var (
 	reMegDevice   = lazyRE(`device=(\d+) mem_free=` + size + ` mem_tot=` + size)
 	reMetalMalloc = lazyRE(`Attempting to allocate (\d+) bytes(?: which is greater than the maximum allowed buffer size of (\d+) bytes)?`)
 	reMetalGGML   = lazyRE(`failed to allocate buffer, size = ` + size)
-	// "[malloc_or_wait] Unable to allocate 134217728 bytes." (MLX)
-	reMLXMemoryLimit = lazyRE(`\[malloc_or_wait\] Unable to allocate (\d+ bytes)`)
+	// "[malloc_or_wait] Unable to allocate 134217728 bytes." (MLX until
+	// 0.24), "[malloc] Unable to allocate 2147483648 bytes." (MLX since)
+	reMLXMemoryLimit = lazyRE(`\[malloc(?:_or_wait)?\] Unable to allocate (\d+ bytes)`)
 	// "newBufferWith*:length 0x6692c000 must not exceed 1024 MB."
 	reMetalValidation = lazyRE(`newBuffer\S*:length (0x[0-9a-fA-F]+|\d+) must not exceed (\d+ ?[KMG]i?B)`)
 	reTGITokens       = lazyRE(`Not enough memory to handle (\d+) (?:prefill |total )?tokens`)
@@ -170,8 +171,8 @@ func fillMetalValidation(ev *Event, msg string) {
 // length ("[metal::malloc] Attempting to allocate N bytes which is greater
 // than the maximum allowed buffer size of M bytes"), or a request past
 // MLX's own memory limit once the scheduled work has drained
-// ("[malloc_or_wait] Unable to allocate N bytes.", variant
-// "mlx-memory-limit").
+// ("[malloc_or_wait] Unable to allocate N bytes.", "[malloc] …" in current
+// MLX; variant "mlx-memory-limit").
 func fillMetal(ev *Event, msg string) {
 	ev.Framework, ev.Device, ev.Variant = "mlx", &Device{Type: "mps"}, "metal"
 	if m := reMLXMemoryLimit.FindStringSubmatch(msg); m != nil {

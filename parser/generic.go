@@ -46,9 +46,13 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// memory for requested buffer of size 15728896"); a bare file name is
 		// a logger's tag ("[W812 16:00:28.6 CUDACachingAllocator.cpp:3933]")
 		reGenericError: lazyRE(`[/\\][\w.-]+\.(?:cc|cpp|cxx|cu|c|h|hpp|mm):\d+\b|\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w(?:Error|Exception|Failure)\b|_?ERROR_|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w|错误|錯誤|报错|失败|失敗|异常|異常|エラー|오류|실패`),
-		// words that make a mention advice, documentation, a handled case or a
-		// warning rather than a failure
-		reGenericBenign: lazyRE(`(?i)\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b|警告|提示|如果|尝试|嘗試|建议|建議|重试|注意|警告|もし|場合は|경고|경우`),
+		// words that make a mention advice, documentation, a handled case, a
+		// warning or a list of possible causes rather than a failure (Ray's
+		// "There are some potential root causes. (1) The process is killed
+		// by SIGKILL by OOM killer …" after any unexpected worker exit, its
+		// raylet's "0 Workers (tasks / actors) killed due to memory
+		// pressure (OOM)")
+		reGenericBenign: lazyRE(`(?i)\b0 workers? \(tasks / actors\) killed|\b(?:potential|possible|probable) (?:root )?causes?\b|\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b|警告|提示|如果|尝试|嘗試|建议|建議|重试|注意|警告|もし|場合は|경고|경우`),
 		// code and prose around a failure, not the failure: a handler, a
 		// definition, a comment. A keyword is a whole word ("defaultAllocator.cpp::…]
 		// Error Code 1: Cuda Runtime (out of memory)" is no "def"), and "*"

@@ -114,16 +114,20 @@ func TestGenericDefersToFamilies(t *testing.T) {
 // having one (warnings, advice, handlers, a handled retry, non-fatal
 // notices) give no event.
 func TestNoFailureFixturesStayQuiet(t *testing.T) {
-	for _, name := range []string{"generic-mentions-no-failure.log", "generic-code-comments-no-failure.log", "no-failure.log", "nonfatal-warnings-only.log", "comfyui-tiled-vae-retry.log"} {
+	for _, name := range []string{"generic-mentions-no-failure.log", "generic-code-comments-no-failure.log", "no-failure.log", "nonfatal-warnings-only.log", "comfyui-tiled-vae-retry.log", "ray-actor-died-segfault.log", "ray-raylet-no-oom-kills.log"} {
 		res := parseFile(t, "../fixtures/formats/"+name)
 		if len(res.Events) != 0 {
 			t.Errorf("%s: %d events (first %q at line %d), want none", name, len(res.Events), res.Events[0].Message, res.Events[0].Line)
 		}
 	}
-	// A handled retry is still worth a note on the report.
-	res := parseFile(t, "../fixtures/formats/comfyui-tiled-vae-retry.log")
-	if len(res.Context.Notices) != 1 || res.Context.Notices[0].ID != "nonfatal-oom-retry" {
-		t.Errorf("ComfyUI's tiled-VAE retry: notices %+v, want one nonfatal-oom-retry", res.Context.Notices)
+	// A handled retry, and Ray's list of possible causes of a worker's
+	// death that the log shows was a segmentation fault, are still worth a
+	// note on the report.
+	for name, id := range map[string]string{"comfyui-tiled-vae-retry.log": "nonfatal-oom-retry", "ray-actor-died-segfault.log": "possible-host-kill"} {
+		res := parseFile(t, "../fixtures/formats/"+name)
+		if len(res.Context.Notices) != 1 || res.Context.Notices[0].ID != id {
+			t.Errorf("%s: notices %+v, want one %s", name, res.Context.Notices, id)
+		}
 	}
 }
 

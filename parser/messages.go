@@ -102,8 +102,8 @@ func frameworkMatchers() []failureMatcher {
 		},
 		{
 			name:    "mlx-metal",
-			anchors: []string{"[metal::malloc]", "[malloc_or_wait]", "Insufficient Memory", "kIOGPUCommandBufferCallbackErrorOutOfMemory", "maximum allowed buffer size"},
-			locate:  lazyRE(`\[metal::malloc\]|\[malloc_or_wait\] Unable to allocate \d+ bytes|Attempting to allocate \d+ bytes which is greater than the maximum allowed buffer size|\[METAL\].*Insufficient Memory|Insufficient Memory \(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory\)`),
+			anchors: []string{"[metal::malloc]", "[malloc_or_wait]", "[malloc] Unable", "Insufficient Memory", "kIOGPUCommandBufferCallbackErrorOutOfMemory", "maximum allowed buffer size"},
+			locate:  lazyRE(`\[metal::malloc\]|\[malloc(?:_or_wait)?\] Unable to allocate \d+ bytes|Attempting to allocate \d+ bytes which is greater than the maximum allowed buffer size|\[METAL\].*Insufficient Memory|Insufficient Memory \(00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory\)`),
 			kind:    KindMPS,
 			more: func(msg string) bool {
 				return strings.Contains(msg, "Attempting to allocate") && strings.Contains(msg, "which is") && !strings.HasSuffix(strings.TrimSpace(msg), "bytes.")
@@ -253,11 +253,16 @@ func runtimeMatchers() []failureMatcher {
 		{
 			// Ray's memory monitor killing a worker before the kernel would
 			// ("Task was killed due to the node running low on memory.",
-			// "2 worker(s) were killed …" from Ray 2.55), and a dead actor
-			// whose worker's exit Ray attributes first to the OOM killer.
+			// "2 worker(s) were killed …" from Ray 2.55) and the raylet's
+			// summary of such kills ("3 Workers (tasks / actors) killed due
+			// to memory pressure (OOM)"; a count of 0 is none). A dead
+			// actor whose exit Ray explains by a list of "potential root
+			// causes", the OOM killer first, is a possible kill only
+			// (variant ray-worker-died): Ray prints that list after any
+			// unexpected exit; a warning of a retried task is no failure.
 			name:    "ray-memory-monitor",
-			anchors: []string{"running low on memory", "killed by SIGKILL by OOM killer"},
-			locate:  lazyRE(`(?:Task was|worker\(s\) were) killed due to the node running low on memory|The process is killed by SIGKILL by OOM killer`),
+			anchors: []string{"running low on memory", "killed due to memory pressure", "killed by SIGKILL by OOM killer"},
+			locate:  lazyRE(`(?:Task was|worker\(s\) were) killed due to the node running low on memory|\b[1-9]\d* Workers? \(tasks / actors\) killed due to memory pressure \(OOM\)|The actor is dead because its worker process has died\..*The process is killed by SIGKILL by OOM killer`),
 			kind:    KindHostKill,
 			more: func(msg string) bool {
 				return strings.Contains(msg, "running low on memory") && !strings.Contains(msg, "Memory on the node")

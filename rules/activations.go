@@ -48,8 +48,14 @@ func activations() Culprit {
 }
 
 // trainingPossible reports whether the failing program could be training:
-// not a runtime that only runs models.
-func trainingPossible(f *Facts) bool { return !parser.InferenceRuntime(f.Ev.Framework) }
+// not a runtime that runs models only, unless the log itself shows
+// training there (ONNX Runtime's ORTModule, llama.cpp's finetune).
+func trainingPossible(f *Facts) bool {
+	if !parser.InferenceRuntime(f.Ev.Framework) {
+		return true
+	}
+	return f.Training > 0 || f.Ev.Phase == parser.PhaseBackward || f.Ev.Phase == parser.PhaseOptimizer
+}
 
 func checkActivations(f *Facts) *Finding {
 	ev := f.Ev

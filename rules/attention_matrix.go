@@ -53,7 +53,7 @@ func attentionCue() cue {
 func checkAttentionMatrix(f *Facts) *Finding {
 	ev := f.Ev
 	fd := &Finding{Culprit: "attention-matrix", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested}}
-	if s := ev.TensorShape; scoreShaped(s, dtypeBytes(ev.TensorDType)) && !convOp(ev.Message) {
+	if s := ev.TensorShape; scoreShaped(s, dtypeBytes(ev.TensorDType), attentionNamed(ev.Message)) && !convOp(ev.Message) {
 		bytes := dtypeBytes(ev.TensorDType)
 		n := s[0] * s[1] * s[2] * s[3] * max(bytes, 1)
 		fd.fire(attnScoreShape)
@@ -109,19 +109,33 @@ func checkAttentionMatrix(f *Facts) *Finding {
 // at least 64, at most 128 heads, and large enough to matter (16 MiB at
 // the dtype's size, float32 when the dtype is not printed). A convolution
 // kernel in TensorFlow's [kh, kw, in, out] layout with as many inputs as
-// outputs ([3, 3, 256, 256]) has the same form and is not one: its two
-// leading dimensions are an equal, small window.
-func scoreShaped(s []int64, bytes int64) bool {
+// outputs ([3, 3, 1024, 1024]) has the same form: two equal, small leading
+// dimensions are read as its window unless the message names attention
+// (a node under multi_head_attention/, a softmax, an einsum).
+func scoreShaped(s []int64, bytes int64, named bool) bool {
 	if len(s) != 4 || s[2] != s[3] || s[1] <= 0 || s[1] > 128 || s[2] < 64 || s[0] <= 0 {
 		return false
 	}
-	if s[0] == s[1] && s[0] <= 7 {
+	if s[0] == s[1] && s[0] <= 7 && !named {
 		return false // a kh × kw convolution window
 	}
 	if bytes == 0 {
 		bytes = 4
 	}
 	return s[0]*s[1]*s[2]*s[3]*bytes >= 16<<20
+}
+
+// attentionNamed reports whether a failure message names attention: a
+// TensorFlow node or op under an attention layer, a softmax, an einsum or
+// a batched matmul.
+func attentionNamed(msg string) bool {
+	m := strings.ToLower(msg)
+	for _, w := range []string{"attention", "softmax", "einsum", "batchmatmul", "attn"} {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // framesReachLibraries reports whether the traceback goes below the

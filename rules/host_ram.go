@@ -23,6 +23,7 @@ func hostRAM() Culprit {
 			{Name: hostKill, Strength: EvidenceSignal, Start: 3.0, Doc: "the kernel or batch system killed the process for memory"},
 			{Name: hostSuspectKill, Strength: EvidenceSignal, Start: 1.5, Doc: "a SIGKILL / 'Killed' the log does not attribute to memory"},
 			{Name: hostShm, Strength: EvidenceSignal, Start: 3.0, Doc: "a DataLoader worker died of SIGBUS (shared memory full)"},
+			{Name: hostPossibleKill, Strength: HypothesisSignal, Start: 0.5, Doc: "a worker died and its runtime names the OOM killer as one possible cause (Ray), with no crash of another kind in the log"},
 		},
 		GuessNeeds:  hostMemoryPossible,
 		WouldDecide: "the kernel log: a SIGKILL is an OOM kill only when the kernel or the batch system says so",
@@ -33,10 +34,11 @@ func hostRAM() Culprit {
 
 // Signals of host-ram.
 const (
-	hostCPUAlloc    = "host-ram/cpu-allocator"
-	hostKill        = "host-ram/oom-kill"
-	hostSuspectKill = "host-ram/suspected-kill"
-	hostShm         = "host-ram/shared-memory"
+	hostCPUAlloc     = "host-ram/cpu-allocator"
+	hostKill         = "host-ram/oom-kill"
+	hostSuspectKill  = "host-ram/suspected-kill"
+	hostShm          = "host-ram/shared-memory"
+	hostPossibleKill = "host-ram/possible-kill"
 )
 
 // hostMemoryPossible reports whether the failure could be host RAM's: a
@@ -60,6 +62,17 @@ func checkHostRAM(f *Facts) *Finding {
 		}
 		fd.Explanation = "This is host RAM, not the GPU: a tensor on the CPU (loading a checkpoint, moving a model or a full-graph batch to CPU, building a large array) asked for more than the machine — or its container's limit — can give."
 	case parser.KindHostKill:
+		if ev.Variant == "ray-worker-died" {
+			// Ray lists the OOM killer first after any unexpected exit: a
+			// possibility (the parser drops it where the log shows another
+			// crash).
+			fd.fire(hostPossibleKill)
+			fd.Title = "A worker died; Ray names the kernel's OOM killer as one possible cause"
+			fd.Explanation = "Ray prints the same list of possible causes — the OOM killer, `ray stop --force`, a crash — after any unexpected exit of a worker. The kernel log of that node says which it was."
+			fd.Decide = "the node's kernel log (dmesg -T | grep -i -E 'killed process|out of memory') or Ray's raylet log (\"killed due to memory pressure\")"
+			fd.Evidence = append(fd.Evidence, f.EventLine())
+			return fd
+		}
 		if !ev.Suspected {
 			fd.fire(hostKill)
 		} else {

@@ -106,6 +106,11 @@ func diffusionInvolved(f *Facts) bool {
 	return ok
 }
 
+// DiffusionPipeline reports whether the log runs a diffusion pipeline
+// (diffusers, A1111, ComfyUI, stable-diffusion.cpp): fixes are then spelt
+// in its terms, not in transformers'.
+func (f *Facts) DiffusionPipeline() bool { return f.diffusionPipeline() }
+
 // diffusionPipeline reports whether the log runs a diffusion pipeline: its
 // words near the failure, or ComfyUI's prompt lines.
 func (f *Facts) diffusionPipeline() bool {
