@@ -8,11 +8,15 @@ import (
 )
 
 var (
-	reXLATPU   = lazyRE(`Used ` + size + ` of ` + size + ` hbm`)
-	reTFShape  = lazyRE(`OOM when allocating tensor with shape\s?\[([\d, ]*)\](?: and type (\w+))?(?: on (\S+))?(?: by allocator (\w+))?`)
-	reTFBFC    = lazyRE(`Allocator \((\w+)\) ran out of memory trying to allocate ` + size)
-	reTFOld    = lazyRE(`Ran out of memory trying to allocate ` + size)
-	reTFDevice = lazyRE(`(?i)(?:device:|/)(GPU|CPU|TPU):(\d+)|\b(GPU|CPU)_(\d+)_bfc`)
+	reXLATPU = lazyRE(`Used ` + size + ` of ` + size + ` hbm`)
+	// "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to
+	// allocate 15.65G. That was not possible. There are 11.08G free.;
+	// (0x0x0_HBM0)" (the TPU runtime, jaxlib 0.4)
+	reXLADeviceBuffer = lazyRE(`Attempting to allocate ` + size + `\. That was not possible\. There are ` + size + ` free`)
+	reTFShape         = lazyRE(`OOM when allocating tensor with shape\s?\[([\d, ]*)\](?: and type (\w+))?(?: on (\S+))?(?: by allocator (\w+))?`)
+	reTFBFC           = lazyRE(`Allocator \((\w+)\) ran out of memory trying to allocate ` + size)
+	reTFOld           = lazyRE(`Ran out of memory trying to allocate ` + size)
+	reTFDevice        = lazyRE(`(?i)(?:device:|/)(GPU|CPU|TPU):(\d+)|\b(GPU|CPU)_(\d+)_bfc`)
 )
 
 func fillTF(ev *Event, msg string) {
@@ -74,6 +78,12 @@ func fillXLA(ev *Event, msg string) {
 		}
 		if strings.Contains(msg, "HIP_ERROR") {
 			ev.Device.Type = "rocm"
+		}
+	case reXLADeviceBuffer.MatchString(msg):
+		m := reXLADeviceBuffer.FindStringSubmatch(msg)
+		ev.RequestedBytes, ev.FreeBytes = sizeOf(m[1]), sizeOf(m[2])
+		if strings.Contains(msg, "_HBM") {
+			ev.Device = &Device{Type: "tpu"} // a TPU core's high-bandwidth memory
 		}
 	case reXLATPU.MatchString(msg):
 		// A compile-time verdict on the whole program, not one allocation.
