@@ -87,14 +87,15 @@ func OnPyTorch(ev *Event) bool {
 	return PyTorchStack(ev.Framework)
 }
 
-// InferenceRuntime reports whether a framework only runs models, never
+// InferenceRuntime reports whether a framework runs models rather than
 // trains them: llama.cpp's ggml and Ollama, the serving engines (vLLM,
-// TGI, SGLang, LMDeploy), CTranslate2, ONNX Runtime, TensorRT and ncnn. A
-// failure there holds no training activations, gradients or optimizer
-// state.
+// TGI, SGLang, LMDeploy), CTranslate2, ONNX Runtime, TensorRT, ncnn and
+// the Vulkan compute runtimes (MLC-LLM's TVM). A failure there holds no
+// training activations, gradients or optimizer state unless the log shows
+// training (ORTModule, llama.cpp's finetune).
 func InferenceRuntime(framework string) bool {
 	switch framework {
-	case "ggml", "ollama", "vllm", "tgi", "sglang", "lmdeploy", "ctranslate2", "onnxruntime", "tensorrt", "ncnn":
+	case "ggml", "ollama", "vllm", "tgi", "sglang", "lmdeploy", "ctranslate2", "onnxruntime", "tensorrt", "ncnn", "vulkan":
 		return true
 	}
 	return false
