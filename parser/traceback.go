@@ -18,6 +18,7 @@ import (
 //	  `  File "…", line N, in F`  → new frame, its code on the next line
 //	  `    code`, `----> 3 code`  → the current frame's code
 //	  `    ^^^^`, `[Previous line repeated 9 more times]`, blank → skipped
+//	                              (after a blank, the next line is no code)
 //	  any other line            → the exception line: the frames wait for
 //	                              the event that starts on it (tbDone)
 //	tbDone: frames held for the exception line just seen.
@@ -115,7 +116,14 @@ func (tb *traceback) feed(text string, lineNo int) (body bool) {
 		return false
 	}
 	switch {
-	case trim == "" || reCaret.MatchString(text) || strings.HasPrefix(trim, "[Previous line repeated") || strings.HasPrefix(trim, "[... skipping hidden"):
+	case trim == "":
+		// A frame's code comes right under its File line: after a blank
+		// line an unindented line is the exception or a message
+		// (TensorFlow's "Detected at node … defined at" frames end with a
+		// blank line before "OOM when allocating tensor …"), not code.
+		tb.expect = false
+		return true
+	case reCaret.MatchString(text) || strings.HasPrefix(trim, "[Previous line repeated") || strings.HasPrefix(trim, "[... skipping hidden"):
 		return true
 	case strings.HasPrefix(trim, "│") || strings.HasPrefix(trim, "╰") || strings.HasPrefix(trim, "╭"):
 		if m := reRichCode.FindStringSubmatch(trim); m != nil && len(tb.frames) > 0 && m[1] != "" {
