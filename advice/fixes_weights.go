@@ -2,6 +2,8 @@ package advice
 
 import (
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/oomdoc/oomdoc/parser"
 )
@@ -88,21 +90,52 @@ model = %s`, ld.importLine("BitsAndBytesConfig"), ld.callWrapped(c.modelID(), "q
 	return append(out, offload)
 }
 
-// ggmlWeightsFixes are the weight fixes for llama.cpp and ollama.
+// reGGUFType reads the quantisation a llama.cpp log names: "model ftype
+// = Q4_K - Medium", "file type = Q4_K - Medium", or a file name
+// "…-Q4_K_M.gguf".
+var reGGUFType = regexp.MustCompile(`(?i)(?:\bftype|file type)\s*=\s*((?:I?Q\d|F16|BF16|F32)\S*)|[-._]((?:I?Q\d)_[A-Z0-9_]+)\.gguf\b`)
+
+// ggufType returns the quantisation the event's context lines name, and
+// the line that names it.
+func ggufType(ev *parser.Event) (string, int) {
+	for _, c := range ev.ContextLines {
+		if m := reGGUFType.FindStringSubmatch(c.Text); m != nil {
+			return strings.ToUpper(m[1] + m[2]), c.Line
+		}
+	}
+	return "", 0
+}
+
+// lowBitGGUF reports whether a GGUF type is already 4 bits or fewer.
+func lowBitGGUF(t string) bool {
+	t = strings.TrimPrefix(t, "I")
+	return len(t) >= 2 && t[0] == 'Q' && t[1] >= '1' && t[1] <= '4'
+}
+
+// ggmlWeightsFixes are the weight fixes for llama.cpp and ollama. A model
+// the log shows already at 4 bits or fewer is offered a smaller
+// quantisation still, not the 4-bit one it has.
 func ggmlWeightsFixes(c *fixContext) []Fix {
+	quant := Fix{
+		ID:      "smaller-quantisation",
+		Title:   "Use a smaller quantisation of the model (e.g. Q4_K_M instead of Q8_0)",
+		Why:     "Weight memory is bits per weight × parameters: Q4_K_M (≈4.8 bits) takes a bit over half of Q8_0 (8.5 bits).",
+		Snippet: "# download the Q4_K_M (or IQ4_XS) GGUF of the same model; ollama: pull the :q4_K_M tag",
+		Caveat:  "Some loss of quality at lower bit widths.",
+	}
+	if t, line := ggufType(c.f.Ev); lowBitGGUF(t) {
+		quant.Title = "Use a smaller quantisation than the " + t + " loaded (e.g. Q3_K_M or IQ3_XS)"
+		quant.Why = fmt.Sprintf("The log loads %s already (line %d); 3-bit types take about a fifth less, 2-bit ones about two fifths less.", t, line)
+		quant.Snippet = "# download the Q3_K_M (or IQ3_XS) GGUF of the same model, or a smaller model"
+		quant.Caveat = "Quality drops noticeably below 4 bits."
+	}
 	return []Fix{{
 		ID:      "fewer-gpu-layers",
 		Title:   "Offload fewer layers to the GPU",
 		Why:     "llama.cpp keeps the layers it does not offload in CPU RAM; each layer left out frees its share of the weights on the GPU.",
 		Snippet: "llama-server -m model.gguf -ngl 20        # instead of -ngl 99 (all layers)\n# ollama: PARAMETER num_gpu 20 in the Modelfile, or \"options\": {\"num_gpu\": 20}",
 		Caveat:  "Slower generation: the CPU runs the layers left out.",
-	}, {
-		ID:      "smaller-quantisation",
-		Title:   "Use a smaller quantisation of the model (e.g. Q4_K_M instead of Q8_0)",
-		Why:     "Weight memory is bits per weight × parameters: Q4_K_M (≈4.8 bits) takes a bit over half of Q8_0 (8.5 bits).",
-		Snippet: "# download the Q4_K_M (or IQ4_XS) GGUF of the same model; ollama: pull the :q4_K_M tag",
-		Caveat:  "Some loss of quality at lower bit widths.",
-	}, {
+	}, quant, {
 		ID:      "split-across-gpus",
 		Title:   "Split the model across several GPUs",
 		Why:     "Each GPU then holds only its share of the layers.",
@@ -182,14 +215,16 @@ func vllmWeightsFixes(c *fixContext) []Fix {
 }
 
 // smallerSibling names the largest smaller model of the family that fits
-// the device in 4-bit, preferring one that fits at 16-bit.
+// the device in 4-bit. Smaller means by a quarter at least: two releases
+// of one size (Mistral-7B v0.1 and v0.3, 7.24B and 7.25B) are not a
+// smaller model.
 func (c *fixContext) smallerSibling() string {
 	if c.f.Model == nil || c.f.Capacity == 0 {
 		return ""
 	}
 	best := ""
 	for _, s := range c.cat.Siblings(*c.f.Model) {
-		if s.Params < c.f.Model.Params && Fits(WeightBytes(s.Params, nonLinearParams(s), FormatNF4), c.f.Capacity) {
+		if s.Params <= c.f.Model.Params*3/4 && Fits(WeightBytes(s.Params, nonLinearParams(s), FormatNF4), c.f.Capacity) {
 			best = s.ID
 		}
 	}

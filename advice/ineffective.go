@@ -56,7 +56,10 @@ func ineffectiveFor(fs []rules.Finding, f *rules.Facts, env Env, lf *logFacts) [
 		}
 		add("fragmentation-settings", "expandable_segments / max_split_size_mb", fmt.Sprintf("These only help when reserved-but-unallocated memory (with what is free) could hold the request. Here it is %s against a %s request: there is no fragmentation to undo.", held, size(f.Requested)))
 	}
-	if inference && lf.checkpointing == nil {
+	// PyTorch's remedies are folklore only where PyTorch runs: nobody
+	// tries gradient checkpointing or low_cpu_mem_usage on llama.cpp.
+	onTorch := parser.OnPyTorch(ev)
+	if inference && lf.checkpointing == nil && onTorch {
 		add("checkpointing-for-inference", "Gradient checkpointing", "It trades compute for the activations saved for backward(); inference keeps none (and HF models only checkpoint in training mode), so it frees nothing here.")
 	}
 	if lf.padToken != nil && inference {
@@ -71,11 +74,13 @@ func ineffectiveFor(fs []rules.Finding, f *rules.Facts, env Env, lf *logFacts) [
 		}
 	}
 	if top == "weights-too-large" && loading {
-		why := "It limits host RAM while loading; the GPU still has to hold every weight."
-		add("low-cpu-mem-usage", "low_cpu_mem_usage=True", why)
-		if s, ok := f.Setting("low_cpu_mem_usage"); ok && truthy(s.Value) {
-			cite("low-cpu-mem-usage", "low_cpu_mem_usage=True", fmt.Sprintf("Already on at line %d. %s", s.Line, why), &fact{Line: s.Line, Token: "low_cpu_mem_usage"})
-			delete(usual, "low-cpu-mem-usage")
+		if onTorch {
+			why := "It limits host RAM while loading; the GPU still has to hold every weight."
+			add("low-cpu-mem-usage", "low_cpu_mem_usage=True", why)
+			if s, ok := f.Setting("low_cpu_mem_usage"); ok && truthy(s.Value) {
+				cite("low-cpu-mem-usage", "low_cpu_mem_usage=True", fmt.Sprintf("Already on at line %d. %s", s.Line, why), &fact{Line: s.Line, Token: "low_cpu_mem_usage"})
+				delete(usual, "low-cpu-mem-usage")
+			}
 		}
 		if cs := lf.checkpointShards; cs != nil {
 			cite("reduce-batch-size", "Reducing the batch size", fmt.Sprintf("The failure happens while loading the weights (line %d: Loading checkpoint shards), before any batch exists.", cs.Line), cs)
