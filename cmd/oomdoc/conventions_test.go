@@ -256,7 +256,7 @@ func TestManPage(t *testing.T) {
 // conventions call for, beyond the golden's exact text.
 func TestHelpShowsUsageExamplesAndEnvironment(t *testing.T) {
 	r := runWith(t, "", "--help")
-	for _, want := range []string{"Usage: oomdoc [FILE…]", "Examples:", "Environment:", "NO_COLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "COLUMNS", "-o, --output=FILE", "completion", "Report flags", "-f, --format=text|markdown|json", "--gpu=SIZE", "--tee"} {
+	for _, want := range []string{"Usage: oomdoc [FILE…]", "Examples:", "Environment:", "NO_COLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "COLUMNS", "-o, --output=FILE", "completion", "Report flags", "-f, --format=text|markdown|md|json", "--gpu=SIZE", "--tee"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("--help lacks %q", want)
 		}

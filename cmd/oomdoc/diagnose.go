@@ -25,7 +25,7 @@ func (c *DiagnoseCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	if err := c.checkWidth(); err != nil {
+	if err := c.checkFlags(); err != nil {
 		return err
 	}
 	files := rawFiles(c.Files)

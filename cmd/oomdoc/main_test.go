@@ -304,3 +304,12 @@ func binaryFile(t *testing.T) string {
 	}
 	return p
 }
+
+// TestFormatMdAlias: --format md is --format markdown, the files' own name.
+func TestFormatMdAlias(t *testing.T) {
+	const log = "../../fixtures/corpus/c4a-005.log"
+	md, markdown := runWith(t, "", "--format", "md", log), runWith(t, "", "--format", "markdown", log)
+	if md.code != 0 || md.stdout != markdown.stdout || !strings.HasPrefix(md.stdout, "## oomdoc report") {
+		t.Errorf("--format md: exit %d, output %q; want markdown's %q", md.code, md.stdout, markdown.stdout)
+	}
+}

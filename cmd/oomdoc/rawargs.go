@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/oomdoc/oomdoc/render"
 )
 
 // The CLI library decodes argument values as UTF-8 and replaces every
@@ -81,10 +83,14 @@ func rawNames(argv, parsed []string) []string {
 // maxWidth is the widest text report oomdoc wraps to.
 const maxWidth = 1000
 
-// checkWidth rejects a --width outside 40..1000 (0 means the default).
-func (f *ReportFlags) checkWidth() error {
+// checkFlags refuses a width outside 40…maxWidth and reads "md", the
+// markdown files' own name, as --format markdown.
+func (f *ReportFlags) checkFlags() error {
 	if f.Width != 0 && (f.Width < 40 || f.Width > maxWidth) {
 		return &exitError{code: exitUsage, err: fmt.Errorf("--width %d: give a number of columns from 40 to %d", f.Width, maxWidth)}
+	}
+	if f.Format == "md" {
+		f.Format = render.FormatMarkdown
 	}
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 
 // ReportFlags are the flags of every command that prints a report.
 type ReportFlags struct {
-	Format string `short:"f" enum:"text,markdown,json" default:"text" help:"Report format: text, markdown or json."`
+	Format string `short:"f" enum:"text,markdown,md,json" default:"text" help:"Report format: text, markdown (or md) or json."`
 	Color  string `enum:"auto,always,never" default:"auto" help:"Colour the text report: auto, always or never (NO_COLOR is honoured in auto)."`
 	Width  int    `help:"Wrap the text report at this many columns (default: the terminal's width up to 100, else 80)."`
 	Model  string `placeholder:"ORG/NAME" help:"The model that ran, when the log does not say (e.g. llava-hf/llava-1.5-13b-hf)."`

@@ -29,7 +29,7 @@ func (c *RunCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	if err := c.checkWidth(); err != nil {
+	if err := c.checkFlags(); err != nil {
 		return err
 	}
 	args := rawCommand(c.Command)
