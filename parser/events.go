@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -207,6 +208,9 @@ func (s *scanner) finish() {
 	if t := s.tentative; t != nil && len(s.events) == 0 && (t.headerOnly || s.res.Lines-t.Line <= 2) {
 		s.events = append(s.events, t)
 	}
+	for _, ev := range s.events {
+		bfcStats(ev)
+	}
 	others := slices.ContainsFunc(s.events, func(ev *Event) bool { return ev.Variant != "ray-worker-died" })
 	s.events = slices.DeleteFunc(s.events, func(ev *Event) bool { return ev.Variant == "ray-worker-died" && (others || crashedOtherwise(ev)) })
 	sort.SliceStable(s.events, func(i, j int) bool { return s.events[i].Line < s.events[j].Line })
@@ -254,4 +258,41 @@ func crashedOtherwise(ev *Event) bool {
 		}
 	}
 	return false
+}
+
+// reBFCStat reads a row of the BFC allocator's "Stats:" dump, which
+// TensorFlow and XLA print after "ran out of memory trying to allocate":
+// "Limit:                     10740170752", "InUse:   9867001856".
+var reBFCStat = lazyRE(`^(Limit|InUse):\s+(\d+)$`)
+
+// bfcStats takes the allocator's limit (the memory it may use on the
+// device) and the bytes it has in use from the dump printed with a graph
+// runtime's failure — after "ran out of memory trying to allocate", before
+// the op's "OOM when allocating" — where the message itself printed
+// neither. The nearest dump before the failure wins, then the first after.
+func bfcStats(ev *Event) {
+	if ev.Kind != KindTF && ev.Kind != KindXLA {
+		return
+	}
+	lines := make([]Span, 0, len(ev.ContextLines)+len(ev.Following))
+	for i := len(ev.ContextLines) - 1; i >= 0; i-- {
+		lines = append(lines, ev.ContextLines[i])
+	}
+	lines = append(lines, ev.Following...)
+	for _, f := range lines {
+		m := reBFCStat.FindStringSubmatch(f.Text)
+		if m == nil {
+			continue
+		}
+		n, err := strconv.ParseInt(m[2], 10, 64)
+		if err != nil || n <= 0 {
+			continue
+		}
+		switch {
+		case m[1] == "Limit" && ev.TotalBytes == nil:
+			ev.TotalBytes = &n
+		case m[1] == "InUse" && ev.AllocatedBytes == nil:
+			ev.AllocatedBytes = &n
+		}
+	}
 }

@@ -1,0 +1,31 @@
+package parser
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestBFCStats: the BFC allocator's "Stats:" dump gives a graph runtime's
+// failure its limit and the bytes in use, whether the dump comes before
+// the op's OOM line (TensorFlow 1.x) or after the allocator's warning.
+func TestBFCStats(t *testing.T) {
+	dump := "2018-06-08 17:26:00.908082: I tensorflow/core/common_runtime/bfc_allocator.cc:680] Stats: \nLimit:                 10625279591\nInUse:                  7350513920\nMaxInUse:               7464792320\n"
+	oom := "2018-06-08 17:26:00.908157: W tensorflow/core/framework/op_kernel.cc:1198] Resource exhausted: OOM when allocating tensor with shape[5000,64,3,3] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n"
+	for name, log := range map[string]string{"dump before": dump + oom, "none": oom} {
+		res, err := Parse(strings.NewReader(log), "x")
+		if err != nil || len(res.Events) != 1 {
+			t.Fatalf("%s: %d events, err %v", name, len(res.Events), err)
+		}
+		ev := res.Events[0]
+		switch name {
+		case "dump before":
+			if ev.TotalBytes == nil || *ev.TotalBytes != 10625279591 || ev.AllocatedBytes == nil || *ev.AllocatedBytes != 7350513920 {
+				t.Errorf("%s: total %v allocated %v, want 10625279591 and 7350513920", name, ev.TotalBytes, ev.AllocatedBytes)
+			}
+		case "none":
+			if ev.TotalBytes != nil || ev.AllocatedBytes != nil {
+				t.Errorf("%s: total %v allocated %v, want both unknown", name, ev.TotalBytes, ev.AllocatedBytes)
+			}
+		}
+	}
+}
