@@ -22,11 +22,18 @@ type Cue struct {
 func (c Cue) Matches(text string) bool { return HasWord(text, c.Words) }
 
 // HasWord reports whether text holds one of the words, as Cue.Matches
-// matches them.
+// matches them. A call word ("valid(", "test(") is a call of that name or
+// of a name that ends in it after an underscore ("batch_infer(" for
+// "infer("), not of a longer word: it is no cue in
+// "raise_if_cache_size_invalid(" or "get_latest(".
 func HasWord(text string, words []string) bool {
 	for _, w := range words {
 		if isIdentifier(w) {
 			if hasIdentifier(text, w) {
+				return true
+			}
+		} else if isCall(w) {
+			if hasCall(text, w) {
 				return true
 			}
 		} else if strings.Contains(text, w) {
@@ -36,6 +43,28 @@ func HasWord(text string, words []string) bool {
 		}
 	}
 	return false
+}
+
+// isCall reports whether w is a call of a plain lower-case name: an
+// identifier and "(", "predict(".
+func isCall(w string) bool {
+	return len(w) > 1 && w[len(w)-1] == '(' && w[0] >= 'a' && w[0] <= 'z' && isIdentifier(w[:len(w)-1])
+}
+
+// hasCall reports whether text calls w's name: w occurs with no letter
+// or digit before it.
+func hasCall(text, w string) bool {
+	for off := 0; ; {
+		i := strings.Index(text[off:], w)
+		if i < 0 {
+			return false
+		}
+		i += off
+		if i == 0 || !alnumByte(text[i-1]) {
+			return true
+		}
+		off = i + 1
+	}
 }
 
 // isIdentifier reports whether w is a whole identifier: letters and
@@ -50,6 +79,10 @@ func isIdentifier(w string) bool {
 		}
 	}
 	return true
+}
+
+func alnumByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 func identByte(c byte) bool {

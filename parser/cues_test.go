@@ -231,3 +231,27 @@ func TestKilledWhileLoading(t *testing.T) {
 		}
 	}
 }
+
+// TestCallWords: a call word matches a call of its name, or of a name
+// ending in it after an underscore, not of a longer word.
+func TestCallWords(t *testing.T) {
+	for _, tc := range []struct {
+		text, word string
+		want       bool
+	}{
+		{"    metrics = trainer.valid(loader)", "valid(", true},
+		{"    raise_if_cache_size_invalid(num_gpu_blocks,", "valid(", false},
+		{"    ckpt = get_latest(ckpt_dir)", "test(", false},
+		{"def test():", "test(", true},
+		{"    out = model.batch_infer(x)", "infer(", true},
+		{"    out = run_inference(x)", "inference(", true},
+		{"predict(x)", "predict(", true},
+	} {
+		if got := HasWord(tc.text, []string{tc.word}); got != tc.want {
+			t.Errorf("HasWord(%q, %q) = %v, want %v", tc.text, tc.word, got, tc.want)
+		}
+		if _, got := NewTextSet([]string{tc.text}).First([]string{tc.word}); got != tc.want {
+			t.Errorf("TextSet(%q).First(%q) = %v, want %v", tc.text, tc.word, got, tc.want)
+		}
+	}
+}

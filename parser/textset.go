@@ -43,21 +43,31 @@ func (s *TextSet) First(words []string) (int, bool) {
 		if w == "" || strings.IndexByte(w, '\n') >= 0 {
 			continue
 		}
-		if isIdentifier(w) {
-			best = s.first(w, best, true)
-			continue
-		}
-		best = s.first(w, best, false)
-		if s.backslash && strings.IndexByte(w, '/') >= 0 {
-			best = s.first(strings.ReplaceAll(w, "/", `\`), best, false) // a path word in a Windows traceback
+		switch {
+		case isIdentifier(w):
+			best = s.first(w, best, wordIdent)
+		case isCall(w):
+			best = s.first(w, best, wordCall)
+		default:
+			best = s.first(w, best, wordPlain)
+			if s.backslash && strings.IndexByte(w, '/') >= 0 {
+				best = s.first(strings.ReplaceAll(w, "/", `\`), best, wordPlain) // a path word in a Windows traceback
+			}
 		}
 	}
 	return best, best < len(s.starts)
 }
 
-// first returns the index of the first text before limit that holds w
-// (standing alone when ident), or limit when none does.
-func (s *TextSet) first(w string, limit int, ident bool) int {
+// How a word must stand where it is found, as HasWord matches it.
+const (
+	wordPlain = iota // anywhere
+	wordIdent        // a whole identifier
+	wordCall         // a call: no letter or digit before it
+)
+
+// first returns the index of the first text before limit that holds w,
+// standing as mode says, or limit when none does.
+func (s *TextSet) first(w string, limit, mode int) int {
 	end := len(s.joined)
 	if limit < len(s.starts) {
 		end = s.starts[limit]
@@ -70,7 +80,16 @@ func (s *TextSet) first(w string, limit int, ident bool) int {
 		}
 		j += i
 		e := j + len(w)
-		if !ident || (j == 0 || !identByte(hay[j-1])) && (e == len(s.joined) || !identByte(s.joined[e])) {
+		var ok bool
+		switch mode {
+		case wordIdent:
+			ok = (j == 0 || !identByte(hay[j-1])) && (e == len(s.joined) || !identByte(s.joined[e]))
+		case wordCall:
+			ok = j == 0 || !alnumByte(hay[j-1])
+		default:
+			ok = true
+		}
+		if ok {
 			return sort.Search(len(s.starts), func(k int) bool { return s.starts[k] > j }) - 1
 		}
 		i = j + 1
