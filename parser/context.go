@@ -8,9 +8,12 @@ import (
 var (
 	// pip freeze / conda list / collect_env / transformers-cli env / banners
 	reVersionPin = lazyRE(`(?:^|[\s(,'"])(torch|transformers|vllm|accelerate|bitsandbytes|diffusers|jax|jaxlib|tensorflow|peft|deepspeed|trl|numpy|flash[-_]attn|xformers|mlx|mlx-vlm|sglang)\s*==\s*v?(\d+\.\d+(?:\.\d+)?[\w.+-]*)`)
-	reVersionSay = lazyRE("(?i)(?:^|[\\s`\\-*])(pytorch|torch|transformers|vllm|accelerate|bitsandbytes|diffusers|jax|jaxlib|tensorflow|python|cuda)`?\\s+version\\s*[:=]?\\s*v?(\\d+\\.\\d+(?:\\.\\d+)?[\\w.+-]*)")
-	reVLLMBanner = lazyRE(`Initializing an? (?:V1 )?LLM engine \(v(\d+\.\d+[\w.+-]*)\)`)
-	rePythonPath = lazyRE(`/python(3\.\d+)/(?:site|dist)-packages/`)
+	// "torch 2.4.1+cu121, transformers 4.44.2" (a script's banner), and
+	// pip list's "transformers              4.44.2"
+	reVersionList = lazyRE(`(?:^|[\s,(])(torch|transformers|vllm|accelerate|bitsandbytes|diffusers|jax|jaxlib|tensorflow|peft|deepspeed|trl|xformers)\s+v?(\d+\.\d+(?:\.\d+)?(?:[+.][\w.]+)?)(?:$|[\s,;)])`)
+	reVersionSay  = lazyRE("(?i)(?:^|[\\s`\\-*])(pytorch|torch|transformers|vllm|accelerate|bitsandbytes|diffusers|jax|jaxlib|tensorflow|python|cuda)`?\\s+version\\s*[:=]?\\s*v?(\\d+\\.\\d+(?:\\.\\d+)?[\\w.+-]*)")
+	reVLLMBanner  = lazyRE(`Initializing an? (?:V1 )?LLM engine \(v(\d+\.\d+[\w.+-]*)\)`)
+	rePythonPath  = lazyRE(`/python(3\.\d+)/(?:site|dist)-packages/`)
 	// model ids
 	reHFCache    = lazyRE(`models--([\w.\-]+)--([\w.\-]+)`)
 	reRemoteCode = lazyRE(`transformers_modules[/\\]([\w.\-]+)[/\\]([\w.\-]+)[/\\]`)
@@ -150,6 +153,14 @@ func (c *contextScanner) scan(text string, no int) {
 	if strings.Contains(text, "ersion") {
 		for _, m := range reVersionSay.FindAllStringSubmatch(text, 4) {
 			c.addVersion(m[1], m[2], no)
+		}
+	}
+	for _, name := range []string{"torch ", "transformers ", "vllm ", "accelerate ", "diffusers ", "jax ", "tensorflow ", "peft ", "bitsandbytes "} {
+		if strings.Contains(text, name) {
+			for _, m := range reVersionList.FindAllStringSubmatch(text, 8) {
+				c.addVersion(m[1], m[2], no)
+			}
+			break
 		}
 	}
 	if strings.Contains(text, "LLM engine") {
