@@ -12,6 +12,7 @@ const (
 	actBackward      = "activations/backward-frames"
 	actTrainForward  = "activations/training-forward"
 	actGraphRuntime  = "activations/graph-runtime"
+	actTrainGraph    = "activations/training-graph-step"
 	actTrainFull     = "activations/training-full-device"
 	actTrainUnknown  = "activations/training-unknown-phase"
 	actUndecidedFull = "activations/full-device"
@@ -35,6 +36,7 @@ func activations() Culprit {
 			{Name: activationMeasured, Strength: EvidenceSignal, Start: 2.0, Doc: "a memory snapshot shows activations holding at least 60% of the active memory"},
 			{Name: actBackward, Strength: EvidenceSignal, Start: 1.5, Doc: "the failure is inside backward() / autograd"},
 			{Name: actTrainForward, Strength: EvidenceSignal, Start: 1.0, Doc: "a forward pass inside a training loop the frames show"},
+			{Name: actTrainGraph, Strength: EvidenceSignal, Start: 0.8, Doc: "a TensorFlow or XLA step inside a training loop the log shows (the compiled step hides forward and backward)"},
 			{Name: actGraphRuntime, Strength: PriorSignal, Start: 0.3, Doc: "a TensorFlow or XLA graph runtime's OOM (most are training steps), in a log that does not say it runs inference only"},
 			{Name: actTrainFull, Strength: PriorSignal, Start: 0.3, Doc: "a training-looking job with the device ≥ 80% held"},
 			{Name: actTrainUnknown, Strength: PriorSignal, Start: 0.2, Doc: "a training log whose failing phase is not shown"},
@@ -79,6 +81,16 @@ func checkActivations(f *Facts) *Finding {
 		fd.fire(actTrainForward)
 		e, _ := f.Find(trainingCue())
 		fd.Evidence = append(fd.Evidence, e)
+	case (ev.Kind == parser.KindTF || ev.Kind == parser.KindXLA) && f.Training >= 0.8 && !f.inEvaluation():
+		// A compiled step hides forward and backward in one program; the
+		// training loop around it is the evidence.
+		fd.fire(actTrainGraph)
+		e, _ := f.Find(trainingCue())
+		fd.Evidence = append(fd.Evidence, e)
+		if s := ev.TensorShape; len(s) > 0 {
+			fd.Quantities.Batch = s[0]
+			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("failing tensor %v: its first dimension (%d) is usually the batch", s, s[0]))
+		}
 	case (ev.Kind == parser.KindTF || ev.Kind == parser.KindXLA) && !(f.Inference > 0 && f.Training == 0):
 		// Most graph-runtime OOMs are training steps, unless the log says
 		// it runs inference and nothing says training.
