@@ -28,4 +28,15 @@ func TestBFCStats(t *testing.T) {
 			}
 		}
 	}
+	// Two allocators' dumps: the one after the failing allocator's own line
+	// is its dump, not the end of the other device's just above.
+	other := "2024-11-20 14:02:51.700000: I tensorflow/tsl/framework/bfc_allocator.cc:1121] Stats: \nLimit:                     23622320128\nInUse:                     22000000000\n"
+	own := "2024-11-20 14:02:51.771203: W tensorflow/tsl/framework/bfc_allocator.cc:485] Allocator (GPU_0_bfc) ran out of memory trying to allocate 3.06GiB (rounded to 3288334336)requested by op model/conv2d_3/Conv2D\n2024-11-20 14:02:51.771845: I tensorflow/tsl/framework/bfc_allocator.cc:1121] Stats: \nLimit:                     10740170752\nInUse:                      9867001856\nMaxInUse:                   9867001856\n"
+	res, err := Parse(strings.NewReader(other+own), "x")
+	if err != nil || len(res.Events) != 1 {
+		t.Fatalf("two dumps: %d events, err %v", len(res.Events), err)
+	}
+	if ev := res.Events[0]; ev.TotalBytes == nil || *ev.TotalBytes != 10740170752 || ev.AllocatedBytes == nil || *ev.AllocatedBytes != 9867001856 {
+		t.Errorf("two dumps: total %v allocated %v, want its own dump's 10740170752 and 9867001856", ev.TotalBytes, ev.AllocatedBytes)
+	}
 }

@@ -5,12 +5,18 @@ import (
 )
 
 // Patterns for log-wide context (research/formats.md §6, peers.md §11).
+// versionPair is a library's name and a dotted version: "torch 2.4.1+cu121".
+const versionPair = `(torch|transformers|vllm|accelerate|bitsandbytes|diffusers|jax|jaxlib|tensorflow|peft|deepspeed|trl|xformers)\s+v?(\d+\.\d+(?:\.\d+)?(?:[+.][\w.]+)?)`
+
 var (
 	// pip freeze / conda list / collect_env / transformers-cli env / banners
 	reVersionPin = lazyRE(`(?:^|[\s(,'"])(torch|transformers|vllm|accelerate|bitsandbytes|diffusers|jax|jaxlib|tensorflow|peft|deepspeed|trl|numpy|flash[-_]attn|xformers|mlx|mlx-vlm|sglang)\s*==\s*v?(\d+\.\d+(?:\.\d+)?[\w.+-]*)`)
-	// "torch 2.4.1+cu121, transformers 4.44.2" (a script's banner), and
-	// pip list's "transformers              4.44.2"
-	reVersionList = lazyRE(`(?:^|[\s,(])(torch|transformers|vllm|accelerate|bitsandbytes|diffusers|jax|jaxlib|tensorflow|peft|deepspeed|trl|xformers)\s+v?(\d+\.\d+(?:\.\d+)?(?:[+.][\w.]+)?)(?:$|[\s,;)])`)
+	// a whole line of name–version pairs: a script's banner "torch
+	// 2.4.1+cu121, transformers 4.44.2", pip list's "transformers   4.44.2";
+	// never prose ("downgraded from torch 2.11.0 to 2.9.1") nor pip's
+	// "Found existing installation: transformers 4.57.1"
+	reVersionList = lazyRE(`^(?:` + versionPair + `)(?:\s*,\s*(?:` + versionPair + `))*,?$`)
+	reVersionPair = lazyRE(versionPair)
 	reVersionSay  = lazyRE("(?i)(?:^|[\\s`\\-*])(pytorch|torch|transformers|vllm|accelerate|bitsandbytes|diffusers|jax|jaxlib|tensorflow|python|cuda)`?\\s+version\\s*[:=]?\\s*v?(\\d+\\.\\d+(?:\\.\\d+)?[\\w.+-]*)")
 	reVLLMBanner  = lazyRE(`Initializing an? (?:V1 )?LLM engine \(v(\d+\.\d+[\w.+-]*)\)`)
 	rePythonPath  = lazyRE(`/python(3\.\d+)/(?:site|dist)-packages/`)
@@ -157,8 +163,10 @@ func (c *contextScanner) scan(text string, no int) {
 	}
 	for _, name := range []string{"torch ", "transformers ", "vllm ", "accelerate ", "diffusers ", "jax ", "tensorflow ", "peft ", "bitsandbytes "} {
 		if strings.Contains(text, name) {
-			for _, m := range reVersionList.FindAllStringSubmatch(text, 8) {
-				c.addVersion(m[1], m[2], no)
+			if t := strings.TrimSpace(text); reVersionList.MatchString(t) {
+				for _, m := range reVersionPair.FindAllStringSubmatch(t, 8) {
+					c.addVersion(m[1], m[2], no)
+				}
 			}
 			break
 		}

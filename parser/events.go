@@ -261,38 +261,61 @@ func crashedOtherwise(ev *Event) bool {
 }
 
 // reBFCStat reads a row of the BFC allocator's "Stats:" dump, which
-// TensorFlow and XLA print after "ran out of memory trying to allocate":
+// TensorFlow and XLA print with "ran out of memory trying to allocate":
 // "Limit:                     10740170752", "InUse:   9867001856".
 var reBFCStat = lazyRE(`^(Limit|InUse):\s+(\d+)$`)
 
 // bfcStats takes the allocator's limit (the memory it may use on the
-// device) and the bytes it has in use from the dump printed with a graph
-// runtime's failure — after "ran out of memory trying to allocate", before
-// the op's "OOM when allocating" — where the message itself printed
-// neither. The nearest dump before the failure wins, then the first after.
+// device) and the bytes it has in use from the dump of the failing
+// allocator, where the message itself printed neither. The allocator's
+// own "ran out of memory trying to allocate" line comes before its dump;
+// an op's "OOM when allocating tensor" line comes after it (TensorFlow
+// 1.x): the event reads the dump on that side, both rows from one dump.
 func bfcStats(ev *Event) {
 	if ev.Kind != KindTF && ev.Kind != KindXLA {
 		return
 	}
-	lines := make([]Span, 0, len(ev.ContextLines)+len(ev.Following))
-	for i := len(ev.ContextLines) - 1; i >= 0; i-- {
-		lines = append(lines, ev.ContextLines[i])
+	var limit, inUse *int64
+	if strings.Contains(ev.Message, "ran out of memory trying to allocate") {
+		limit, inUse = bfcDump(ev.Following, false)
+	} else {
+		limit, inUse = bfcDump(ev.ContextLines, true)
 	}
-	lines = append(lines, ev.Following...)
-	for _, f := range lines {
-		m := reBFCStat.FindStringSubmatch(f.Text)
-		if m == nil {
+	if ev.TotalBytes == nil {
+		ev.TotalBytes = limit
+	}
+	if ev.AllocatedBytes == nil {
+		ev.AllocatedBytes = inUse
+	}
+}
+
+// bfcDump reads the Limit and InUse rows of one dump in lines: the first
+// dump, or the last when last. InUse is the row that follows Limit.
+func bfcDump(lines []Span, last bool) (limit, inUse *int64) {
+	for i := 0; i < len(lines); i++ {
+		m := reBFCStat.FindStringSubmatch(lines[i].Text)
+		if m == nil || m[1] != "Limit" {
 			continue
 		}
-		n, err := strconv.ParseInt(m[2], 10, 64)
-		if err != nil || n <= 0 {
-			continue
+		l, in := bfcRow(m), (*int64)(nil)
+		if i+1 < len(lines) {
+			if n := reBFCStat.FindStringSubmatch(lines[i+1].Text); n != nil && n[1] == "InUse" {
+				in = bfcRow(n)
+			}
 		}
-		switch {
-		case m[1] == "Limit" && ev.TotalBytes == nil:
-			ev.TotalBytes = &n
-		case m[1] == "InUse" && ev.AllocatedBytes == nil:
-			ev.AllocatedBytes = &n
+		limit, inUse = l, in
+		if !last {
+			return limit, inUse
 		}
 	}
+	return limit, inUse
+}
+
+// bfcRow is a dump row's byte count, nil when it is not a positive number.
+func bfcRow(m []string) *int64 {
+	n, err := strconv.ParseInt(m[2], 10, 64)
+	if err != nil || n <= 0 {
+		return nil
+	}
+	return &n
 }

@@ -18,7 +18,7 @@ import (
 //	  `  File "…", line N, in F`  → new frame, its code on the next line
 //	  `    code`, `----> 3 code`  → the current frame's code
 //	  `    ^^^^`, `[Previous line repeated 9 more times]`, blank → skipped
-//	                              (after a blank, the next line is no code)
+//	                              (after a blank, an unindented line is no code)
 //	  any other line            → the exception line: the frames wait for
 //	                              the event that starts on it (tbDone)
 //	tbDone: frames held for the exception line just seen.
@@ -63,6 +63,7 @@ type traceback struct {
 	state  tbState
 	frames []Frame
 	expect bool // the next indented line is the current frame's code
+	blank  bool // the line before was blank
 	doneAt int  // line of the exception line that ended the frames
 }
 
@@ -71,6 +72,8 @@ type traceback struct {
 // caller does not read a code line as a failure message.
 func (tb *traceback) feed(text string, lineNo int) (body bool) {
 	trim := strings.TrimSpace(text)
+	afterBlank := tb.blank
+	tb.blank = false
 	if strings.Contains(trim, "Traceback (most recent call last)") && (strings.HasPrefix(trim, "Traceback") || strings.HasPrefix(trim, "╭") || reIPyHeader.MatchString(trim)) {
 		if tb.state != tbFrames || len(tb.frames) > 0 {
 			tb.frames = tb.frames[:0]
@@ -117,11 +120,11 @@ func (tb *traceback) feed(text string, lineNo int) (body bool) {
 	}
 	switch {
 	case trim == "":
-		// A frame's code comes right under its File line: after a blank
-		// line an unindented line is the exception or a message
-		// (TensorFlow's "Detected at node … defined at" frames end with a
-		// blank line before "OOM when allocating tensor …"), not code.
-		tb.expect = false
+		// After a blank line an unindented line is the exception or a
+		// message (TensorFlow's "Detected at node … defined at" frames end
+		// with a blank line before "OOM when allocating tensor …"), not a
+		// frame's code; an indented one still is (a double-spaced paste).
+		tb.blank = true
 		return true
 	case reCaret.MatchString(text) || strings.HasPrefix(trim, "[Previous line repeated") || strings.HasPrefix(trim, "[... skipping hidden"):
 		return true
@@ -153,7 +156,7 @@ func (tb *traceback) feed(text string, lineNo int) (body bool) {
 		tb.frames[len(tb.frames)-1].Code = trim
 		tb.expect = false
 		return true
-	case tb.expect && len(text) > 0 && text[0] != ' ' && !looksLikeException(trim):
+	case tb.expect && !afterBlank && len(text) > 0 && text[0] != ' ' && !looksLikeException(trim):
 		// A code line that lost its indentation (a paste), or an IPython body.
 		tb.frames[len(tb.frames)-1].Code = trim
 		tb.expect = false

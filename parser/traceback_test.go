@@ -30,4 +30,13 @@ func TestFrameCodeEndsAtBlank(t *testing.T) {
 	if len(res.Events) != 1 || len(res.Events[0].Frames) != 1 || res.Events[0].Frames[0].Code != "loss.backward()" {
 		t.Fatalf("events %+v, want one with the frame's code loss.backward()", res.Events)
 	}
+	// A double-spaced paste (a blank line between a frame and its code, as
+	// Windows consoles copy) keeps every frame and its code.
+	res, err = Parse(strings.NewReader("Traceback (most recent call last):\n\n  File \"train.py\", line 40, in <module>\n\n    main()\n\n  File \"train.py\", line 31, in main\n\n    loss.backward()\n\nRuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 4.00 GiB total capacity; 3.10 GiB already allocated; 1.50 MiB free; 3.20 GiB reserved in total by PyTorch)\n"), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 1 || len(res.Events[0].Frames) != 2 || res.Events[0].Frames[1].Code != "loss.backward()" {
+		t.Fatalf("double-spaced: events %+v, want one with two frames, the last loss.backward()", res.Events)
+	}
 }

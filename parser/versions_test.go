@@ -19,6 +19,8 @@ func TestVersions(t *testing.T) {
 		{"torch 2.4.1+cu121, transformers 4.44.2, accelerate 0.33.0", "[torch 2.4.1+cu121 transformers 4.44.2 accelerate 0.33.0]"},
 		{"transformers              4.46.1", "[transformers 4.46.1]"},
 		{"I trained the torch model with 2 GPUs", "[]"},
+		{"downgraded from torch 2.11.0 to 2.9.1", "[]"},
+		{"  Found existing installation: transformers 4.57.1", "[]"},
 	} {
 		res, err := Parse(strings.NewReader(tc.line+"\nRuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 4.00 GiB total capacity; 3.10 GiB already allocated; 1.50 MiB free; 3.20 GiB reserved in total by PyTorch)\n"), "x")
 		if err != nil {
