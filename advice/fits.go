@@ -31,7 +31,7 @@ func whatFits(fs []rules.Finding, f *rules.Facts, cat models.Catalog) *FitTable 
 			Note: "runs, slowly: " + size(b16-onGPU) + " of layers stay in CPU RAM"})
 	}
 	for _, s := range cat.Siblings(*f.Model) {
-		if s.Params >= f.Model.Params {
+		if !smallerModel(s, *f.Model) {
 			continue
 		}
 		for _, format := range []string{FormatFP16, FormatInt8, FormatNF4} {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/oomdoc/oomdoc/models"
 	"github.com/oomdoc/oomdoc/parser"
 )
 
@@ -106,15 +107,19 @@ func ggufType(ev *parser.Event) (string, int) {
 	return "", 0
 }
 
-// lowBitGGUF reports whether a GGUF type is already 4 bits or fewer.
-func lowBitGGUF(t string) bool {
+// ggufBits is how many bits per weight a GGUF type's name gives ("Q4_K"
+// 4, "IQ2_XXS" 2), 0 for a type above 4 bits or not named.
+func ggufBits(t string) int {
 	t = strings.TrimPrefix(t, "I")
-	return len(t) >= 2 && t[0] == 'Q' && t[1] >= '1' && t[1] <= '4'
+	if len(t) >= 2 && t[0] == 'Q' && t[1] >= '1' && t[1] <= '4' {
+		return int(t[1] - '0')
+	}
+	return 0
 }
 
 // ggmlWeightsFixes are the weight fixes for llama.cpp and ollama. A model
-// the log shows already at 4 bits or fewer is offered a smaller
-// quantisation still, not the 4-bit one it has.
+// the log shows already at 4 bits or fewer is offered the next smaller
+// quantisation, not the 4-bit one it has; at 2 bits, a smaller model.
 func ggmlWeightsFixes(c *fixContext) []Fix {
 	quant := Fix{
 		ID:      "smaller-quantisation",
@@ -123,11 +128,22 @@ func ggmlWeightsFixes(c *fixContext) []Fix {
 		Snippet: "# download the Q4_K_M (or IQ4_XS) GGUF of the same model; ollama: pull the :q4_K_M tag",
 		Caveat:  "Some loss of quality at lower bit widths.",
 	}
-	if t, line := ggufType(c.f.Ev); lowBitGGUF(t) {
+	switch t, line := ggufType(c.f.Ev); ggufBits(t) {
+	case 4:
 		quant.Title = "Use a smaller quantisation than the " + t + " loaded (e.g. Q3_K_M or IQ3_XS)"
 		quant.Why = fmt.Sprintf("The log loads %s already (line %d); 3-bit types take about a fifth less, 2-bit ones about two fifths less.", t, line)
 		quant.Snippet = "# download the Q3_K_M (or IQ3_XS) GGUF of the same model, or a smaller model"
 		quant.Caveat = "Quality drops noticeably below 4 bits."
+	case 3:
+		quant.Title = "Use a 2-bit quantisation instead of the " + t + " loaded (e.g. IQ2_M), or a smaller model"
+		quant.Why = fmt.Sprintf("The log loads %s already (line %d); a 2-bit type takes about a third less.", t, line)
+		quant.Snippet = "# download the IQ2_M (or Q2_K) GGUF of the same model, or a smaller model"
+		quant.Caveat = "Quality drops sharply at 2 bits."
+	case 1, 2:
+		quant.ID, quant.Title = "smaller-model", "Use a smaller model: at "+t+" quantisation has little left to save"
+		quant.Why = fmt.Sprintf("The log loads %s already (line %d); below 2 bits per weight there is little memory left to save, and fewer parameters are what is left.", t, line)
+		quant.Snippet = "# download a GGUF of a smaller model of the family (e.g. 8B instead of 70B)"
+		quant.Caveat = "A smaller model is less capable."
 	}
 	return []Fix{{
 		ID:      "fewer-gpu-layers",
@@ -215,21 +231,24 @@ func vllmWeightsFixes(c *fixContext) []Fix {
 }
 
 // smallerSibling names the largest smaller model of the family that fits
-// the device in 4-bit. Smaller means by a quarter at least: two releases
-// of one size (Mistral-7B v0.1 and v0.3, 7.24B and 7.25B) are not a
-// smaller model.
+// the device in 4-bit (smallerModel: Mistral-7B v0.1 is not smaller than
+// v0.3).
 func (c *fixContext) smallerSibling() string {
 	if c.f.Model == nil || c.f.Capacity == 0 {
 		return ""
 	}
 	best := ""
 	for _, s := range c.cat.Siblings(*c.f.Model) {
-		if s.Params <= c.f.Model.Params*3/4 && Fits(WeightBytes(s.Params, nonLinearParams(s), FormatNF4), c.f.Capacity) {
+		if smallerModel(s, *c.f.Model) && Fits(WeightBytes(s.Params, nonLinearParams(s), FormatNF4), c.f.Capacity) {
 			best = s.ID
 		}
 	}
 	return best
 }
+
+// smallerModel reports whether s is a smaller model than m: a quarter
+// smaller at least, so that two releases of one size are not.
+func smallerModel(s, m models.Model) bool { return s.Params <= m.Params*3/4 }
 
 func gibLimit(capacity int64) string {
 	if capacity == 0 {

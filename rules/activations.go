@@ -81,7 +81,7 @@ func checkActivations(f *Facts) *Finding {
 		fd.fire(actTrainForward)
 		e, _ := f.Find(trainingCue())
 		fd.Evidence = append(fd.Evidence, e)
-	case (ev.Kind == parser.KindTF || ev.Kind == parser.KindXLA) && f.Training >= 0.8 && !f.inEvaluation():
+	case (ev.Kind == parser.KindTF || ev.Kind == parser.KindXLA) && f.Training >= 0.8 && f.Training > f.Inference && !f.inEvaluation():
 		// A compiled step hides forward and backward in one program; the
 		// training loop around it is the evidence.
 		fd.fire(actTrainGraph)
