@@ -85,9 +85,7 @@ func alnumByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-func identByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
+func identByte(c byte) bool { return c == '_' || alnumByte(c) }
 
 // hasIdentifier reports whether w occurs in s with no identifier byte on
 // either side.

@@ -129,13 +129,7 @@ func scoreShaped(s []int64, bytes int64, named bool) bool {
 // TensorFlow node or op under an attention layer, a softmax, an einsum or
 // a batched matmul.
 func attentionNamed(msg string) bool {
-	m := strings.ToLower(msg)
-	for _, w := range []string{"attention", "softmax", "einsum", "batchmatmul", "attn"} {
-		if strings.Contains(m, w) {
-			return true
-		}
-	}
-	return false
+	return namesAny(msg, "attention", "softmax", "einsum", "batchmatmul", "attn")
 }
 
 // framesReachLibraries reports whether the traceback goes below the
@@ -158,8 +152,14 @@ func libraryPathCue() cue {
 // convOp reports whether a TensorFlow message names a convolutional op,
 // whose [batch, channels, height, width] tensors can look like scores.
 func convOp(msg string) bool {
+	return namesAny(msg, "conv", "relu", "batchnorm", "pool", "fusedbatchnorm")
+}
+
+// namesAny reports whether msg holds one of the lower-case words, in any
+// case: op and node names are spelt Conv2D, conv2d_3, MultiHeadAttention.
+func namesAny(msg string, words ...string) bool {
 	m := strings.ToLower(msg)
-	for _, w := range []string{"conv", "relu", "batchnorm", "pool", "fusedbatchnorm"} {
+	for _, w := range words {
 		if strings.Contains(m, w) {
 			return true
 		}
