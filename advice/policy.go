@@ -1,6 +1,7 @@
 package advice
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/oomdoc/oomdoc/rules"
@@ -43,6 +44,14 @@ func (rep *Report) choose(lf *logFacts, top *rules.Facts) []Ineffective {
 				notes[fx.Note] = true
 			}
 			fx.ShortAfter = shortAfter(fx, rep.ShortBytes, top.Capacity)
+			if fx.after > 0 && top.Capacity > 0 && fx.ShortAfter != nil && *fx.ShortAfter > 0 {
+				// The shortfall counts an allowance the device keeps for
+				// itself: say so, or it does not add up.
+				if fx.Saving == "" {
+					fx.Saving = size(fx.after) + " after it"
+				}
+				fx.Saving += fmt.Sprintf(" + %s for the CUDA context > the device's %s", size(Reserve(top.Capacity)), size(top.Capacity))
+			}
 			kept = append(kept, fx)
 		}
 		d.Fixes = kept
