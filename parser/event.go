@@ -35,6 +35,16 @@ const (
 	PhaseUnknown   = "unknown"
 )
 
+// Event variants that the culprits read, named once here.
+const (
+	// VariantRayWorkerDied is a Ray worker's death whose possible causes
+	// Ray lists, the OOM killer first: a possible host kill only.
+	VariantRayWorkerDied = "ray-worker-died"
+	// VariantMLXMemoryLimit is MLX's Metal allocator refusing past its
+	// memory limit ("[malloc_or_wait] Unable to allocate N bytes.").
+	VariantMLXMemoryLimit = "mlx-memory-limit"
+)
+
 // A Result is everything read from one input: the memory failures in input
 // order and the log-wide context around them.
 type Result struct {

@@ -211,8 +211,8 @@ func (s *scanner) finish() {
 	for _, ev := range s.events {
 		bfcStats(ev)
 	}
-	others := slices.ContainsFunc(s.events, func(ev *Event) bool { return ev.Variant != "ray-worker-died" })
-	s.events = slices.DeleteFunc(s.events, func(ev *Event) bool { return ev.Variant == "ray-worker-died" && (others || crashedOtherwise(ev)) })
+	others := slices.ContainsFunc(s.events, func(ev *Event) bool { return ev.Variant != VariantRayWorkerDied })
+	s.events = slices.DeleteFunc(s.events, func(ev *Event) bool { return ev.Variant == VariantRayWorkerDied && (others || crashedOtherwise(ev)) })
 	sort.SliceStable(s.events, func(i, j int) bool { return s.events[i].Line < s.events[j].Line })
 	s.res.Events = make([]Event, 0, len(s.events))
 	for i, ev := range s.events {

@@ -75,7 +75,7 @@ func fillSigkill(ev *Event, msg string) {
 func fillRayKill(ev *Event, msg string) {
 	ev.Framework, ev.Device, ev.Signal = "ray", &Device{Type: "cpu"}, "SIGKILL"
 	if strings.Contains(msg, "killed by SIGKILL by OOM killer") {
-		ev.Suspected, ev.Variant = true, "ray-worker-died"
+		ev.Suspected, ev.Variant = true, VariantRayWorkerDied
 	}
 	if m := reRayNode.FindStringSubmatch(msg); m != nil {
 		ev.TotalBytes = sizeOf(m[2]) // the node's; m[1], all its processes, has no field

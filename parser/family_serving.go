@@ -176,7 +176,7 @@ func fillMetalValidation(ev *Event, msg string) {
 func fillMetal(ev *Event, msg string) {
 	ev.Framework, ev.Device, ev.Variant = "mlx", &Device{Type: "mps"}, "metal"
 	if m := reMLXMemoryLimit.FindStringSubmatch(msg); m != nil {
-		ev.Variant, ev.RequestedBytes = "mlx-memory-limit", sizeOf(m[1])
+		ev.Variant, ev.RequestedBytes = VariantMLXMemoryLimit, sizeOf(m[1])
 		return
 	}
 	if m := reMetalMalloc.FindStringSubmatch(msg); m != nil {

@@ -62,7 +62,7 @@ func checkHostRAM(f *Facts) *Finding {
 		}
 		fd.Explanation = "This is host RAM, not the GPU: a tensor on the CPU (loading a checkpoint, moving a model or a full-graph batch to CPU, building a large array) asked for more than the machine — or its container's limit — can give."
 	case parser.KindHostKill:
-		if ev.Variant == "ray-worker-died" {
+		if ev.Variant == parser.VariantRayWorkerDied {
 			// Ray lists the OOM killer first after any unexpected exit: a
 			// possibility (the parser drops it where the log shows another
 			// crash).

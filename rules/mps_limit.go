@@ -32,7 +32,7 @@ const (
 
 func checkMPSLimit(f *Facts) *Finding {
 	ev := f.Ev
-	if ev.Kind == parser.KindMPS && ev.Variant == "mlx-memory-limit" {
+	if ev.Kind == parser.KindMPS && ev.Variant == parser.VariantMLXMemoryLimit {
 		fd := &Finding{Culprit: "mps-limit", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested}}
 		fd.fire(mpsMLXLimit)
 		fd.Title = "MLX's Metal allocator ran out past its memory limit"
