@@ -12,30 +12,33 @@ import (
 // one per core.
 func (s *scanner) anchorLines(block []byte) []int {
 	groups := s.t.groups
+	s.nl.reset()
 	if len(block) < 256<<10 {
-		s.hits = anchorLinesIn(s.hits[:0], block, 0, groups)
+		s.hits = anchorLinesIn(s.hits[:0], block, 0, groups, &s.nl)
 		return s.hits
 	}
 	mid := bytes.IndexByte(block[len(block)/2:], '\n')
 	if mid < 0 {
-		s.hits = anchorLinesIn(s.hits[:0], block, 0, groups)
+		s.hits = anchorLinesIn(s.hits[:0], block, 0, groups, &s.nl)
 		return s.hits
 	}
 	mid += len(block)/2 + 1
 	done := make(chan struct{})
+	s.nl2.reset()
 	go func() {
-		s.hits2 = anchorLinesIn(s.hits2[:0], block[mid:], mid, groups)
+		s.hits2 = anchorLinesIn(s.hits2[:0], block[mid:], mid, groups, &s.nl2)
 		close(done)
 	}()
-	s.hits = anchorLinesIn(s.hits[:0], block[:mid], 0, groups)
+	s.hits = anchorLinesIn(s.hits[:0], block[:mid], 0, groups, &s.nl)
 	<-done
 	s.hits = append(s.hits, s.hits2...)
+	s.nl.join(&s.nl2)
 	return s.hits
 }
 
 // anchorLinesIn appends to starts the anchored lines of part, whose
-// offset in the block is base.
-func anchorLinesIn(starts []int, part []byte, base int, groups []keyGroup) []int {
+// offset in the block is base, and counts part's newlines into nl.
+func anchorLinesIn(starts []int, part []byte, base int, groups []keyGroup, nl *newlineIndex) []int {
 	// The part is searched in runs of whole lines that stay in the CPU's
 	// cache while every group passes over them.
 	for lo := 0; lo < len(part); {
@@ -49,7 +52,9 @@ func anchorLinesIn(starts []int, part []byte, base int, groups []keyGroup) []int
 		}
 		chunk := part[lo:hi]
 		first := len(starts)
-		lines := bytes.Count(chunk, []byte("\n")) + 1
+		newlines := bytes.Count(chunk, []byte("\n"))
+		nl.add(base+hi, newlines)
+		lines := newlines + 1
 		for _, group := range groups {
 			groupFirst, off := len(starts), 0
 			for off < len(chunk) {
@@ -78,6 +83,49 @@ func anchorLinesIn(starts []int, part []byte, base int, groups []keyGroup) []int
 		lo = hi
 	}
 	return starts
+}
+
+// A newlineIndex counts a block's newlines chunk by chunk while the
+// prefilter passes over it, so that the lines between its hits are
+// numbered without a second pass over the block.
+type newlineIndex struct {
+	ends []int // where each chunk ends in the block, ascending
+	cum  []int // the newlines of the block before ends[i]
+}
+
+func (x *newlineIndex) reset() { x.ends, x.cum = x.ends[:0], x.cum[:0] }
+
+// add records a chunk that ends at end and holds n newlines.
+func (x *newlineIndex) add(end, n int) {
+	if k := len(x.cum); k > 0 {
+		n += x.cum[k-1]
+	}
+	x.ends, x.cum = append(x.ends, end), append(x.cum, n)
+}
+
+// join appends the index of the part of the block that follows x's.
+func (x *newlineIndex) join(y *newlineIndex) {
+	for i := range y.ends {
+		x.add(y.ends[i], y.cum[i]-prevCum(y, i))
+	}
+}
+
+func prevCum(x *newlineIndex, i int) int {
+	if i == 0 {
+		return 0
+	}
+	return x.cum[i-1]
+}
+
+// before returns the number of newlines in block[:off]: the chunks that
+// end by off from the index, the rest of the way counted.
+func (x *newlineIndex) before(block []byte, off int) int {
+	i := sort.SearchInts(x.ends, off+1) - 1 // the last chunk that ends by off
+	start, n := 0, 0
+	if i >= 0 {
+		start, n = x.ends[i], x.cum[i]
+	}
+	return n + bytes.Count(block[start:off], []byte("\n"))
 }
 
 // appendLineStarts appends to starts the offset of every line of chunk,
@@ -163,7 +211,11 @@ func (s *scanner) block(b []byte, first int) int {
 			hits = hits[1:]
 		}
 		if len(hits) == 0 {
-			no += countLines(b[pos:]) // the rest of the block holds no anchor
+			// the rest of the block holds no anchor
+			no += s.nl.before(b, len(b)) - s.nl.before(b, pos)
+			if pos < len(b) && b[len(b)-1] != '\n' {
+				no++ // a last line without its newline
+			}
 			break
 		}
 		h := hits[0]
@@ -178,7 +230,7 @@ func (s *scanner) block(b []byte, first int) int {
 			rs = lastNewline(b[:rs-1]) + 1
 			skipped++
 		}
-		no += bytes.Count(b[pos:rs], []byte("\n"))
+		no += s.nl.before(b, rs) - s.nl.before(b, pos)
 		if pos == 0 && rs == 0 && skipped < ringSize {
 			s.replayTail(no-1, ringSize-skipped)
 		}

@@ -108,11 +108,12 @@ type scanner struct {
 	follow    int             // physical lines still to read in full for followEv
 	curNo     int             // the line being read, and its text
 	curText   string
-	wrap      wrapLine // the last line that failed every matcher, for joinWrapped
-	lineQuiet bool     // the physical line being read holds no key at all
-	rawShape  uint64   // the current line's raw shape, 0 when not computed
-	hits      []int    // the anchored lines of the current block (driver.go)
-	hits2     []int    // those of its second half, searched alongside
+	wrap      wrapLine     // the last line that failed every matcher, for joinWrapped
+	lineQuiet bool         // the physical line being read holds no key at all
+	rawShape  uint64       // the current line's raw shape, 0 when not computed
+	hits      []int        // the anchored lines of the current block (driver.go)
+	hits2     []int        // those of its second half, searched alongside
+	nl, nl2   newlineIndex // the newlines of the block and of its second half
 }
 
 // A ringLine is one recent line. Its text and progress counters are read

@@ -186,7 +186,85 @@ func groupKeys(keys []string) []keyGroup {
 		out = append(out, g)
 		left = rest
 	}
-	return out
+	return rideAlong(out)
+}
+
+// rideAlong merges passes whose pivot is a lower-case letter into a pass
+// that must scan for a frequent byte anyway: a key of only frequent bytes
+// ("lloc", of alloc and malloc) is searched on its own, and a group whose
+// every key holds one of that key's bytes ("kill:", "killed" and
+// "VkResult" all hold its l) is found in the same pass instead of a pass
+// of its own. Lower-case pivots are the costly ones to drop: "k" is on
+// every line of a rank-prefixed log ("[rank3]:").
+func rideAlong(groups []keyGroup) []keyGroup {
+	for p := range groups {
+		if len(groups[p].keys) != 1 || !allFrequent(groups[p].keys[0]) {
+			continue
+		}
+		key := groups[p].keys[0]
+		best, bestN := byte(0), 0
+		for _, c := range key {
+			n := 0
+			for g := range groups {
+				if g != p && lowerPivot(groups[g]) && allHold(groups[g].keys, c) {
+					n++
+				}
+			}
+			if n > bestN {
+				best, bestN = c, n
+			}
+		}
+		if bestN == 0 {
+			continue
+		}
+		merged := keyGroup{pivot: best, keys: [][]byte{key}, offs: []int{bytes.IndexByte(key, best)}}
+		riders := map[int]bool{}
+		for g := range groups {
+			if g != p && lowerPivot(groups[g]) && allHold(groups[g].keys, best) {
+				riders[g] = true
+				for _, k := range groups[g].keys {
+					merged.keys = append(merged.keys, k)
+					merged.offs = append(merged.offs, bytes.IndexByte(k, best))
+				}
+			}
+		}
+		var rest []keyGroup
+		for g := range groups {
+			if g == p {
+				rest = append(rest, merged)
+			} else if !riders[g] {
+				rest = append(rest, groups[g])
+			}
+		}
+		return rideAlong(rest)
+	}
+	return groups
+}
+
+// allFrequent reports whether every byte of k is one of the frequent ones.
+func allFrequent(k []byte) bool {
+	for _, c := range k {
+		if byteRank(c) < 100 {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerPivot reports whether a group's pass scans for a lower-case letter.
+func lowerPivot(g keyGroup) bool {
+	r := byteRank(g.pivot)
+	return r >= 60 && r < 100 && g.pivot >= 'a' && g.pivot <= 'z'
+}
+
+// allHold reports whether every key holds byte c.
+func allHold(keys [][]byte, c byte) bool {
+	for _, k := range keys {
+		if bytes.IndexByte(k, c) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // gate is the cheap test every line past the head passes before any
