@@ -222,6 +222,15 @@ func CueComputeBuffer() Cue {
 	return Cue{"compute-buffer", []string{"compute buffer", "compute pp buffers", "graph_reserve", "ggml_gallocr_reserve_n"}}
 }
 
+// CueWorkspace is a failure message naming the buffer it could not
+// allocate as a library's workspace: darknet's "try to allocate workspace
+// = 1107853312 * sizeof(float), CUDA Error: out of memory", a "cuDNN
+// workspace allocation failed". The cuBLAS setting CUBLAS_WORKSPACE_CONFIG
+// is no such word.
+func CueWorkspace() Cue {
+	return Cue{"workspace", []string{"allocate workspace", "allocating workspace", "allocate the workspace", "workspace allocation", "Workspace allocation", "workspace buffer"}}
+}
+
 // CueLoadingBar is a loader's progress bar. It stays in the context after
 // loading has finished, so it is no load cue; a host kill that cuts it on
 // its own line happened while loading.
@@ -231,7 +240,7 @@ func CueLoadingBar() Cue {
 
 // Vocabulary lists every named cue: those the phases are read from, the
 // serving engine's, TensorRT's, a native runtime's context set-up and
-// compute buffer, and a loader's progress bar.
+// compute buffer, a library's workspace, and a loader's progress bar.
 func Vocabulary() []Cue {
-	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing(), CueTensorRT(), CueContextSetup(), CueComputeBuffer(), CueLoadingBar()}
+	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing(), CueTensorRT(), CueContextSetup(), CueComputeBuffer(), CueWorkspace(), CueLoadingBar()}
 }

@@ -36,6 +36,14 @@ var (
 	reMPSInvalidBuffer = lazyRE(`Invalid buffer size: (\d+(?:\.\d+)?\s?(?:[KMGTPE]i?B|bytes))`)
 	// "tcmalloc: large alloc 24180850688 bytes == (nil) @ …" (nil: the allocation failed)
 	reTcmalloc = lazyRE(`tcmalloc: large alloc (\d+) bytes`)
+	// "ResourceExhaustedError: Fail to alloc memory of 564023296 size, error
+	// code is 12." (PaddlePaddle's host allocators: posix_memalign's status,
+	// 12 is ENOMEM)
+	rePaddleHostAlloc = lazyRE(`Fail to alloc memory of (\d+) size`)
+	// "radv/amdgpu: Not enough memory for command submission." (Mesa's
+	// amdgpu winsys: the kernel refused a command submission for memory;
+	// the device is lost next)
+	reAMDGPUSubmit = lazyRE(`(?:(radv)/)?amdgpu: Not enough memory for command submission`)
 )
 
 // nativeMatchers are the families of native runtimes, tried after the
@@ -70,6 +78,28 @@ func nativeMatchers() []failureMatcher {
 			locate:  rePaddleEnforce,
 			kind:    KindPaddle,
 			fill:    fillPaddleEnforce,
+		},
+		{
+			name:    "paddle-host-alloc",
+			anchors: []string{"Fail to alloc memory of"},
+			locate:  rePaddleHostAlloc,
+			kind:    KindCPU,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "paddlepaddle", &Device{Type: "cpu"}, "paddle-host-alloc"
+				ev.RequestedBytes = sizeOf(rePaddleHostAlloc.FindStringSubmatch(msg)[1])
+			},
+		},
+		{
+			name:    "amdgpu-command-submission",
+			anchors: []string{"enough memory for command submission"},
+			locate:  reAMDGPUSubmit,
+			kind:    KindGeneric,
+			fill: func(ev *Event, msg string) {
+				ev.Device, ev.Variant = &Device{Type: "gpu"}, "amdgpu-command-submission"
+				if m := reAMDGPUSubmit.FindStringSubmatch(msg); m != nil && m[1] != "" {
+					ev.Device.Type = "vulkan" // radv is Mesa's Vulkan driver
+				}
+			},
 		},
 		{
 			name:    "ollama-memory-check",

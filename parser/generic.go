@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -18,6 +20,7 @@ type genericPatterns struct {
 	reGenericCode       *lazyRegexp
 	reGenericHeading    *lazyRegexp
 	reGenericRequest    *lazyRegexp
+	reGenericSizeof     *lazyRegexp
 	reGenericFree       *lazyRegexp
 	reGenericTotal      *lazyRegexp
 	reGenericDeviceType *lazyRegexp
@@ -52,7 +55,7 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// by SIGKILL by OOM killer …" after any unexpected worker exit, its
 		// raylet's "0 Workers (tasks / actors) killed due to memory
 		// pressure (OOM)")
-		reGenericBenign: lazyRE(`(?i)\b0 workers? \(tasks / actors\) killed|\b(?:potential|possible|probable) (?:root )?causes?\b|\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b|警告|提示|如果|尝试|嘗試|建议|建議|重试|注意|警告|もし|場合は|경고|경우`),
+		reGenericBenign: lazyRE(`(?i)\b0 workers? \(tasks / actors\) killed|\b(?:potential|possible|probable) (?:root )?causes?\b|\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to (?:reduce|lower|decrease|limit|use|set|free|clear|enable|disable|run|restart|increase|add|pass|switch|change|upgrade|install|avoid|make|call|close|kill|move|split|shrink)|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b|警告|提示|如果|尝试|嘗試|建议|建議|重试|注意|警告|もし|場合は|경고|경우`),
 		// code and prose around a failure, not the failure: a handler, a
 		// definition, a comment. A keyword is a whole word ("defaultAllocator.cpp::…]
 		// Error Code 1: Cuda Runtime (out of memory)" is no "def"), and "*"
@@ -64,8 +67,12 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// memory)", "# RuntimeError: CUDA error: …", "# E:onnxruntime:Default, …"
 		reGenericHeading: lazyRE(`^\s*#{1,6}\s+(?:\[|[\w.]*(?:Error|Exception|Failure)\b|(?:E|F|ERROR|FATAL|CRITICAL):)`),
 		// a size a generic message asks for: "allocate 1.50 GiB", "of size 8388608",
-		// "requested 2 GB", "allocation of 512 MB"
+		// "requested 2 GB", "allocation of 512 MB"; a count of C elements
+		// is reGenericSizeof's
 		reGenericRequest: lazyRE(`(?i)(?:allocat(?:e|ing|ion of)|request(?:ed|ing)?(?: for| of)?|requested amount of (?:\w+ )?memory \(|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b|\d{4,}\b)`),
+		// a request a C program prints as a count of elements: "try to
+		// allocate workspace = 1107853312 * sizeof(float)" (darknet)
+		reGenericSizeof: lazyRE(`(?i)allocat\w*(?: \w+){0,2}\s*[=:]?\s*(\d{1,18})\s*\*\s*sizeof\(\s*(float|double|half|__half|int|char|short|long|int8_t|uint8_t|int16_t|int32_t|int64_t|uint32_t|uint64_t|size_t)\s*\)`),
 		// "(3.20 GiB free)", "free: 55 MB", "available memory is only 17.5MB"
 		reGenericFree: lazyRE(`(?i)(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\s+(?:is\s+)?free\b|\bfree(?: memory)?\s*[:=]\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b|\bavailable(?: memory)?(?: is)?(?: only)?\s*[:=]?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b`),
 		// "total: 24 GiB", "24.00 GiB total"
@@ -136,7 +143,9 @@ func fillGeneric(ev *Event, msg string) {
 	if m := reGenericExc.FindStringSubmatch(msg); m != nil && ev.Exception == "" {
 		ev.Exception = Optional(m[1])
 	}
-	if m := genericRes().reGenericRequest.FindStringSubmatch(msg); m != nil {
+	if m := genericRes().reGenericSizeof.FindStringSubmatch(msg); m != nil {
+		ev.RequestedBytes = elementBytes(m[1], m[2])
+	} else if m := genericRes().reGenericRequest.FindStringSubmatch(msg); m != nil {
 		ev.RequestedBytes = sizeOf(m[1])
 		ev.RequestOverflow = ev.RequestedBytes == nil && oversize(m[1])
 	}
@@ -150,6 +159,22 @@ func fillGeneric(ev *Event, msg string) {
 	if ev.Device == nil && strings.Contains(msg, "bad_alloc") {
 		ev.Device = &Device{Type: "cpu"} // operator new: host memory
 	}
+}
+
+// elementBytes is count × sizeof(ctype) for the C types of the LP64 data
+// model (long and size_t are 8 bytes), nil when the product overflows.
+func elementBytes(count, ctype string) *int64 {
+	n, err := strconv.ParseInt(count, 10, 64)
+	if err != nil {
+		return nil
+	}
+	width := map[string]int64{"char": 1, "int8_t": 1, "uint8_t": 1, "half": 2, "__half": 2, "short": 2, "int16_t": 2,
+		"float": 4, "int": 4, "int32_t": 4, "uint32_t": 4, "double": 8, "long": 8, "int64_t": 8, "uint64_t": 8, "size_t": 8}[strings.ToLower(ctype)]
+	if width == 0 || n > math.MaxInt64/width {
+		return nil
+	}
+	b := n * width
+	return &b
 }
 
 // genericDevice reads the device a message names, nil when it names none.

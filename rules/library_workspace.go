@@ -8,7 +8,7 @@ func libraryWorkspace() Culprit {
 	return Culprit{
 		ID:        "library-workspace",
 		Title:     "A cuDNN / cuBLAS / NCCL workspace or handle could not be allocated",
-		Doc:       "Math and communication libraries allocate handles and workspaces outside PyTorch's tensors, often lazily on first use. When the device is already full they fail with their own status codes instead of a clean out-of-memory message. The fix is headroom: less resident memory, or creating the handles (a warm-up call) before the big allocations.",
+		Doc:       "Math and communication libraries allocate handles and workspaces outside the framework's tensors, often lazily on first use. When the device is already full they fail with their own status codes instead of a clean out-of-memory message. The fix is headroom: less resident memory, or creating the handles (a warm-up call) before the big allocations.",
 		Recognise: "CUBLAS_STATUS_ALLOC_FAILED, CUDNN_STATUS_* (INTERNAL_ERROR and NOT_INITIALIZED are often memory), NCCL's \"Cuda failure 2 'out of memory'\".",
 		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindMPS},
 		Signals: []Signal{
@@ -16,6 +16,7 @@ func libraryWorkspace() Culprit {
 			{Name: libCUDNN, Strength: EvidenceSignal, Start: 2.0, Doc: "cuDNN reports a memory status"},
 			{Name: libCUDNNSuspect, Strength: EvidenceSignal, Start: 1.0, Doc: "cuDNN reports a status that is often, not always, memory"},
 			{Name: libNCCL, Strength: EvidenceSignal, Start: 2.5, Doc: "NCCL could not allocate its buffers"},
+			{Name: libWorkspaceNamed, Strength: EvidenceSignal, Start: 2.0, Doc: "the failing message itself says the allocation was a workspace (\"try to allocate workspace = … CUDA Error: out of memory\")"},
 			{Name: libCue, Strength: EvidenceSignal, Start: 0.0, Doc: "a cuBLAS/cuDNN frame or line near a generic failure"},
 			{Name: libTensorRT, Strength: EvidenceSignal, Start: 1.0, Doc: "a runtime or generic failure inside TensorRT (its [TRT] log, nvinfer1, trtexec): the builder's tactic workspace or the engine's memory pool"},
 		},
@@ -27,12 +28,13 @@ func libraryWorkspace() Culprit {
 
 // Signals of library-workspace.
 const (
-	libCUBLAS       = "library-workspace/cublas-alloc"
-	libCUDNN        = "library-workspace/cudnn-status"
-	libCUDNNSuspect = "library-workspace/cudnn-suspected"
-	libNCCL         = "library-workspace/nccl-alloc"
-	libCue          = "library-workspace/library-frames"
-	libTensorRT     = "library-workspace/tensorrt"
+	libCUBLAS         = "library-workspace/cublas-alloc"
+	libCUDNN          = "library-workspace/cudnn-status"
+	libCUDNNSuspect   = "library-workspace/cudnn-suspected"
+	libNCCL           = "library-workspace/nccl-alloc"
+	libWorkspaceNamed = "library-workspace/workspace-named"
+	libCue            = "library-workspace/library-frames"
+	libTensorRT       = "library-workspace/tensorrt"
 )
 
 func checkLibraryWorkspace(f *Facts) *Finding {
@@ -71,6 +73,11 @@ func checkLibraryWorkspace(f *Facts) *Finding {
 				return fd
 			}
 		}
+		if parser.CueWorkspace().Matches(ev.Message) {
+			fd.fire(libWorkspaceNamed)
+			fd.Title = "A library workspace allocation failed"
+			break
+		}
 		fallthrough
 	default:
 		e, ok := f.Find(words("cublas", "cudnn", "CUBLAS_WORKSPACE"))
@@ -81,7 +88,7 @@ func checkLibraryWorkspace(f *Facts) *Finding {
 		fd.Title = "A library workspace allocation failed"
 		fd.Evidence = append(fd.Evidence, e)
 	}
-	fd.Explanation = "Math and communication libraries allocate handles and workspaces outside PyTorch's tensors, often lazily on first use. When the device is already full they fail with their own status codes instead of a clean out-of-memory message. The fix is headroom: less resident memory, or creating the handles before the big allocations."
+	fd.Explanation = "Math and communication libraries allocate handles and workspaces outside the framework's tensors, often lazily on first use. When the device is already full they fail with their own status codes instead of a clean out-of-memory message. The fix is headroom: less resident memory, or creating the handles before the big allocations."
 	fd.Evidence = append(fd.Evidence, f.EventLine())
 	return fd
 }
