@@ -33,7 +33,7 @@ var (
 	reSmiMemory  = lazyRE(`(\d+)MiB\s*/\s*(\d+)MiB`)
 	reSmiGPU     = lazyRE(`^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|`)
 	reSmiProc    = lazyRE(`^\|\s+(\d+)\s+(?:\S+\s+\S+\s+)?(\d+)\s+(C\+G|C|G)\s+(.*?)\s+(\d+|N/A)(?:MiB)?\s*\|`)
-	reSetting    = lazyRE(`(?:^|[\s(,{"'-])(max_pixels|min_pixels|batch_size|per_device_train_batch_size|per_device_eval_batch_size|train_batch_size|eval_batch_size|max_new_tokens|max_length|max_seq_length|max_model_len|max-model-len|max_num_seqs|max-num-seqs|gpu_memory_utilization|gpu-memory-utilization|enable_thinking|thinking_budget|torch_dtype|dtype|load_in_4bit|load_in_8bit|attn_implementation|output_attentions|device_map|gradient_checkpointing|num_workers|num_beams|hd_num|cache_implementation|low_cpu_mem_usage|use_cache|image_size|resolution|height|width|max_split_size_mb|expandable_segments|num_logits_to_keep|logits_to_keep)["']?\s*[=:]\s*["']?([^,)\s"'}]+)`)
+	reSetting    = lazyRE(`(?:^|[\s(,{"'-])(` + strings.Join(settingNames(), "|") + `)["']?\s*[=:]\s*["']?([^,)\s"'}]+)`)
 	// reFlagSetting is a serving engine's command-line flag with its value
 	// after a space: "vllm serve M --gpu-memory-utilization 0.95".
 	reFlagSetting = lazyRE(`(?:^|\s)--(max[-_]model[-_]len|gpu[-_]memory[-_]utilization|max[-_]num[-_]seqs|dtype)\s+([^\s"'=-][^\s"',)]*)`)
@@ -91,10 +91,81 @@ func noticeCues() []noticeCue {
 	}
 }
 
-// settingHints are literal parts of the setting names reSetting reads; a
-// line without any of them is not run through it.
-func settingHints() []string {
-	return []string{"pixels", "batch", "max_", "max-", "dtype", "thinking", "load_in", "attn", "output_att", "device_map", "gradient_ch", "num_", "hd_num", "cache_impl", "low_cpu", "use_cache", "image_size", "resolution", "height", "width", "split_size", "expandable", "logits", "gpu_memory", "gpu-memory"}
+// settingNames are the settings reSetting reads ("max_pixels=768*768",
+// "'torch_dtype': 'float32'"), a longer name before a shorter one it
+// ends in.
+func settingNames() []string {
+	return []string{"max_pixels", "min_pixels", "batch_size", "per_device_train_batch_size", "per_device_eval_batch_size", "train_batch_size", "eval_batch_size", "max_new_tokens", "max_length", "max_seq_length", "max_model_len", "max-model-len", "max_num_seqs", "max-num-seqs", "gpu_memory_utilization", "gpu-memory-utilization", "enable_thinking", "thinking_budget", "torch_dtype", "dtype", "load_in_4bit", "load_in_8bit", "attn_implementation", "output_attentions", "device_map", "gradient_checkpointing", "num_workers", "num_beams", "hd_num", "cache_implementation", "low_cpu_mem_usage", "use_cache", "image_size", "resolution", "height", "width", "max_split_size_mb", "expandable_segments", "num_logits_to_keep", "logits_to_keep"}
+}
+
+// modelKeys are the keys reModelFlag reads a model id after ("model_id=",
+// "model_name_or_path: '…'").
+func modelKeys() []string {
+	return []string{"model", "model_id", "model_name", "model_name_or_path", "model_path"}
+}
+
+// assigns reports whether text assigns one of names: the name, an
+// optional quote and spaces, then "=" or ":" — the shape reSetting and
+// reModelFlag need, tested on each "=" and ":" of the line without a
+// regular expression, since most lines that hold a setting's name
+// ("batch" in a frame, "height" in code) assign nothing.
+func assigns(text string, names map[string]bool) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] != '=' && text[i] != ':' {
+			continue
+		}
+		j := i
+		for j > 0 && isSpaceByte(text[j-1]) {
+			j--
+		}
+		if j > 0 && (text[j-1] == '"' || text[j-1] == '\'') {
+			j--
+		}
+		k := j
+		for k > 0 && (identByte(text[k-1]) || text[k-1] == '-') {
+			k--
+		}
+		// the name, or any part of it after a dash ("--dtype=", "x-batch_size:"),
+		// after what the patterns take as a word's start: the line's, a
+		// space, "(", ",", "{" or a quote ("…ALLOC_CONF=expandable_segments:True"
+		// assigns no setting)
+		if k > 0 && !isSpaceByte(text[k-1]) && strings.IndexByte(`(,{"'`, text[k-1]) < 0 {
+			k = j - len(afterDash(text[k:j]))
+		}
+		for w := text[k:j]; w != ""; {
+			if names[w] {
+				return true
+			}
+			d := strings.IndexByte(w, '-')
+			if d < 0 {
+				break
+			}
+			w = w[d+1:]
+		}
+	}
+	return false
+}
+
+// afterDash is the part of w after its first dash, "" when it has none.
+func afterDash(w string) string {
+	if d := strings.IndexByte(w, '-'); d >= 0 {
+		return w[d+1:]
+	}
+	return ""
+}
+
+// isSpaceByte is \s of the regexp syntax: ASCII space, tab, newline,
+// form feed and carriage return.
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+func nameSet(names []string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
 }
 
 // isProgress reports whether a line segment is a progress-bar redraw, which
@@ -106,7 +177,8 @@ func isProgress(text string) bool {
 // contextScanner collects Context facts line by line.
 type contextScanner struct {
 	cues      []noticeCue
-	hints     []string
+	settings  map[string]bool // settingNames as a set
+	modelKeys map[string]bool // modelKeys as a set
 	ctx       *Context
 	seen      map[string]bool
 	smiIndex  *int
@@ -115,7 +187,7 @@ type contextScanner struct {
 }
 
 func newContextScanner(ctx *Context) *contextScanner {
-	return &contextScanner{ctx: ctx, seen: map[string]bool{}, done: map[uint64]bool{}, cues: noticeCues(), hints: settingHints()}
+	return &contextScanner{ctx: ctx, seen: map[string]bool{}, done: map[uint64]bool{}, cues: noticeCues(), settings: nameSet(settingNames()), modelKeys: nameSet(modelKeys())}
 }
 
 // maxContextFacts bounds each Context list so that a hostile log of repeated
@@ -196,12 +268,12 @@ func (c *contextScanner) scan(text string, no int) {
 			c.addModel(m[1], "from_pretrained", no)
 		}
 	}
-	if strings.Contains(text, "model") || strings.Contains(text, "serve") {
+	if strings.Contains(text, "--model") || strings.Contains(text, "vllm serve") || strings.Contains(text, "model") && assigns(text, c.modelKeys) {
 		for _, m := range reModelFlag.FindAllStringSubmatch(text, 4) {
 			c.addModel(m[1], "command", no)
 		}
 	}
-	if strings.Contains(text, "serve") || strings.Contains(text, "--model") {
+	if strings.Contains(text, "vllm serve") || strings.Contains(text, "--model") {
 		if m := reServe.FindStringSubmatch(text); m != nil {
 			parts := strings.Split(strings.TrimRight(m[1], "/"), "/")
 			c.addModel(parts[len(parts)-1], "path", no)
@@ -219,7 +291,7 @@ func (c *contextScanner) scan(text string, no int) {
 			}
 		}
 	}
-	if strings.ContainsAny(text, "=:") && containsAny(text, c.hints) {
+	if assigns(text, c.settings) {
 		for _, m := range reSetting.FindAllStringSubmatch(text, 8) {
 			name := strings.ReplaceAll(m[1], "-", "_")
 			if m[2] == m[1] || m[2] == name {
@@ -233,7 +305,7 @@ func (c *contextScanner) scan(text string, no int) {
 			}
 		}
 	}
-	if strings.Contains(text, " --") && containsAny(text, c.hints) {
+	if containsAny(text, []string{"--max", "--gpu", "--dtype"}) {
 		for _, m := range reFlagSetting.FindAllStringSubmatch(text, 8) {
 			name := strings.ReplaceAll(m[1], "-", "_")
 			if c.once("set:"+name+"="+m[2]) && len(c.ctx.Settings) < maxContextFacts {

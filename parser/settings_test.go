@@ -1,9 +1,13 @@
 package parser
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/oomdoc/oomdoc/fixtures"
 )
 
 // TestSettingsFromContext reads the settings a log prints near its
@@ -34,5 +38,55 @@ func TestSettingsFromContext(t *testing.T) {
 				t.Errorf("settings %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestAssigns: the gate before reSetting and reModelFlag finds a name
+// assigned with "=" or ":" after a word's start, as the patterns read it.
+func TestAssigns(t *testing.T) {
+	settings := nameSet(settingNames())
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{`processor(max_pixels=768*768)`, true},
+		{`{"torch_dtype": "float32"}`, true},
+		{`--max-model-len=4096`, true},
+		{`x-batch_size: 8`, true},
+		{`	height	= 1024`, true},
+		{`args.batch_size=4`, false}, // no word start before the name
+		{`my_batch_size=4`, false},   // part of a longer name
+		{`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation`, false}, // after "="
+		{`batch = next(iter(loader))`, false},                                              // a variable that holds a name's part
+		{`the batch_size is 8`, false},                                                     // no assignment
+	} {
+		if got := assigns(tc.text, settings); got != tc.want {
+			t.Errorf("assigns(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestAssignsNeverHidesAMatch: on every line of every fixture, a line the
+// setting or model-id pattern reads passes the gate in front of it.
+func TestAssignsNeverHidesAMatch(t *testing.T) {
+	settings, models := nameSet(settingNames()), nameSet(modelKeys())
+	lines := 0
+	for _, path := range fixtures.Paths(filepath.Join("..", "fixtures")) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			lines++
+			if reSetting.MatchString(line) && !assigns(line, settings) {
+				t.Errorf("%s: the setting gate hides %q", path, line)
+			}
+			if m := reModelFlag.FindStringSubmatch(line); m != nil && !strings.Contains(line, "--model") && !strings.Contains(line, "vllm serve") && !assigns(line, models) {
+				t.Errorf("%s: the model-id gate hides %q", path, line)
+			}
+		}
+	}
+	if lines < 1000 {
+		t.Fatalf("read %d fixture lines, want the whole fixture tree", lines)
 	}
 }
