@@ -46,6 +46,9 @@ func hostFixes(c *fixContext) []Fix {
 	if c.f.Ev.Variant == "windows-commit-limit" {
 		return windowsCommitFixes()
 	}
+	if strings.HasPrefix(c.f.Ev.Variant, "yarn-") {
+		return yarnFixes(c.f.Ev.Variant == "yarn-virtual-memory-limit")
+	}
 	limitWhy := "The kernel or the batch system killed the process at its memory limit."
 	if c.f.Ev.Kind == parser.KindCPU {
 		// An allocator's refusal (DefaultCPUAllocator, NumPy's
@@ -93,6 +96,31 @@ func windowsCommitFixes() []Fix {
 		Snippet: "DataLoader(ds, num_workers=2)   # or 0 while debugging",
 		Caveat:  "Fewer workers can slow data loading.",
 	}}
+}
+
+// yarnFixes are the fixes for a container YARN killed at its limit (a
+// Spark executor): the limit is the executor's memory plus its overhead,
+// and native memory — Python workers, off-heap buffers, a CUDA context —
+// counts against the overhead; a virtual-memory kill counts reserved
+// address space, which JVMs and CUDA reserve far beyond what they touch.
+func yarnFixes(virtual bool) []Fix {
+	overhead := Fix{
+		ID:      "raise-executor-overhead",
+		Title:   "Raise the executor's memory overhead (or its memory)",
+		Why:     "YARN kills a container whose memory passes the executor's heap plus its overhead; memory outside the JVM heap (Python workers, native and off-heap buffers, a CUDA context) all counts against the overhead.",
+		Snippet: "spark-submit --conf spark.executor.memoryOverhead=4g --conf spark.executor.memory=8g ...\n# Spark before 2.3: spark.yarn.executor.memoryOverhead",
+		Caveat:  "Fewer executors fit on each node.",
+	}
+	if !virtual {
+		return []Fix{overhead}
+	}
+	return []Fix{{
+		ID:      "relax-yarn-vmem-check",
+		Title:   "Relax YARN's virtual-memory check",
+		Why:     "The container was killed for reserved address space, not for memory in use: JVMs, Python and CUDA reserve far more virtual memory than they touch, and YARN's check multiplies only the physical limit by vmem-pmem-ratio (2.1 by default).",
+		Snippet: "# yarn-site.xml on the NodeManagers\nyarn.nodemanager.vmem-check-enabled = false\n# or: yarn.nodemanager.vmem-pmem-ratio = 5",
+		Caveat:  "Needs the cluster's configuration; the physical-memory check still applies.",
+	}, overhead}
 }
 
 func mpsFixes(c *fixContext) []Fix {

@@ -160,6 +160,7 @@ func everyFixForm(culprit string) []Fix {
 		{Kind: parser.KindCUDARuntime, Framework: "ggml"},
 		{Kind: parser.KindCUDARuntime, Framework: "ctranslate2"},
 		{Kind: parser.KindCPU, Framework: "windows", Variant: "windows-commit-limit"},
+		{Kind: parser.KindHostKill, Framework: "yarn", Variant: "yarn-virtual-memory-limit"},
 		{Kind: parser.KindCUDA, Framework: "vllm"},
 		{Kind: parser.KindCUDA, Framework: "comfyui"},
 		{Kind: parser.KindMPS, Framework: "mlx"},

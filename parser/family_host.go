@@ -18,7 +18,10 @@ var (
 	// 27.71GB / 28.80GB (0.962273), which exceeds the memory usage threshold"
 	// (the node's memory in use / its total)
 	reRayNode = lazyRE(`was running was (\d+(?:\.\d+)?[KMGT]?B) / (\d+(?:\.\d+)?[KMGT]?B)`)
-	reRayTask = lazyRE(`pid=(\d+), memory used=(\d+(?:\.\d+)?[KMGT]?B)\)`)
+	// YARN's container kill and the usage it prints (used of the limit)
+	reYARNKill  = lazyRE(`Container killed by YARN for exceeding memory limits|is running beyond (?:physical|virtual) memory limits`)
+	reYARNUsage = lazyRE(`(\d+(?:\.\d+)? [KMGT]?B) of (\d+(?:\.\d+)? [KMGT]?B) (physical|virtual) memory used`)
+	reRayTask   = lazyRE(`pid=(\d+), memory used=(\d+(?:\.\d+)?[KMGT]?B)\)`)
 )
 
 func fillKernelKill(ev *Event, msg string) {
@@ -65,6 +68,19 @@ func fillSigkill(ev *Event, msg string) {
 		ev.Framework, ev.Suspected = "jupyter", true
 	default:
 		ev.Suspected = true
+	}
+}
+
+// fillYARNKill reads YARN's container kill: the memory the container used
+// and its limit, physical or virtual (YARN's vmem check counts reserved
+// address space, which a JVM or a CUDA context inflates).
+func fillYARNKill(ev *Event, msg string) {
+	ev.Framework, ev.Device, ev.Signal, ev.Variant = "yarn", &Device{Type: "cpu"}, "SIGKILL", "yarn-container-limit"
+	if m := reYARNUsage.FindStringSubmatch(msg); m != nil {
+		ev.ProcessInUseBytes, ev.TotalBytes = sizeOf(m[1]), sizeOf(m[2])
+		if m[3] == "virtual" {
+			ev.Variant = "yarn-virtual-memory-limit"
+		}
 	}
 }
 

@@ -54,8 +54,10 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// "There are some potential root causes. (1) The process is killed
 		// by SIGKILL by OOM killer …" after any unexpected worker exit, its
 		// raylet's "0 Workers (tasks / actors) killed due to memory
-		// pressure (OOM)")
-		reGenericBenign: lazyRE(`(?i)\b0 workers? \(tasks / actors\) killed|\b(?:potential|possible|probable) (?:root )?causes?\b|\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to (?:reduce|lower|decrease|limit|use|set|free|clear|enable|disable|run|restart|increase|add|pass|switch|change|upgrade|install|avoid|make|call|close|kill|move|split|shrink)|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b|警告|提示|如果|尝试|嘗試|建议|建議|重试|注意|警告|もし|場合は|경고|경우`),
+		// pressure (OOM)", TensorFlow's BFC allocator's "ran out of memory
+		// trying to allocate 3.87GiB. The caller indicates that this is not a
+		// failure")
+		reGenericBenign: lazyRE(`(?i)\b0 workers? \(tasks / actors\) killed|\b(?:is|was) not a failure\b|\b(?:potential|possible|probable) (?:root )?causes?\b|\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to (?:reduce|lower|decrease|limit|use|set|free|clear|enable|disable|run|restart|increase|add|pass|switch|change|upgrade|install|avoid|make|call|close|kill|move|split|shrink)|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b|警告|提示|如果|尝试|嘗試|建议|建議|重试|注意|警告|もし|場合は|경고|경우`),
 		// code and prose around a failure, not the failure: a handler, a
 		// definition, a comment. A keyword is a whole word ("defaultAllocator.cpp::…]
 		// Error Code 1: Cuda Runtime (out of memory)" is no "def"), and "*"

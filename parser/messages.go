@@ -251,6 +251,19 @@ func runtimeMatchers() []failureMatcher {
 			fill:    fillKernelKill,
 		},
 		{
+			// Hadoop YARN's NodeManager killing a container over its memory
+			// limit (Spark executors): "Container killed by YARN for
+			// exceeding memory limits. 7.2 GB of 4.2 GB virtual memory used."
+			// and "Container [pid=4733,containerID=…] is running beyond
+			// physical memory limits. Current usage: 2.1 GB of 2 GB physical
+			// memory used"
+			name:    "yarn-container-limit",
+			anchors: []string{"killed by YARN for exceeding memory limits", "beyond physical memory limits", "beyond virtual memory limits"},
+			locate:  reYARNKill,
+			kind:    KindHostKill,
+			fill:    fillYARNKill,
+		},
+		{
 			// Ray's memory monitor killing a worker before the kernel would
 			// ("Task was killed due to the node running low on memory.",
 			// "2 worker(s) were killed …" from Ray 2.55) and the raylet's
