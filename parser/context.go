@@ -109,7 +109,15 @@ func modelKeys() []string {
 // reModelFlag need, tested on each "=" and ":" of the line without a
 // regular expression, since most lines that hold a setting's name
 // ("batch" in a frame, "height" in code) assign nothing.
-func assigns(text string, names map[string]bool) bool {
+func assigns(text string, names map[string]bool) bool { return assignsAfter(text, names, true) }
+
+// assignsKey is assigns after any byte that is not a word's (the \b of
+// reModelFlag's "\bmodel_id="): "cfg.model_name_or_path='…'" is one.
+func assignsKey(text string, names map[string]bool) bool { return assignsAfter(text, names, false) }
+
+// assignsAfter is assigns; strict takes a word to start only where
+// reSetting's does.
+func assignsAfter(text string, names map[string]bool, strict bool) bool {
 	for i := 0; i < len(text); i++ {
 		if text[i] != '=' && text[i] != ':' {
 			continue
@@ -129,7 +137,7 @@ func assigns(text string, names map[string]bool) bool {
 		// after what the patterns take as a word's start: the line's, a
 		// space, "(", ",", "{" or a quote ("…ALLOC_CONF=expandable_segments:True"
 		// assigns no setting)
-		if k > 0 && !isSpaceByte(text[k-1]) && strings.IndexByte(`(,{"'`, text[k-1]) < 0 {
+		if strict && k > 0 && !isSpaceByte(text[k-1]) && strings.IndexByte(`(,{"'`, text[k-1]) < 0 {
 			k = j - len(afterDash(text[k:j]))
 		}
 		for w := text[k:j]; w != ""; {
@@ -268,7 +276,7 @@ func (c *contextScanner) scan(text string, no int) {
 			c.addModel(m[1], "from_pretrained", no)
 		}
 	}
-	if strings.Contains(text, "--model") || strings.Contains(text, "vllm serve") || strings.Contains(text, "model") && assigns(text, c.modelKeys) {
+	if strings.Contains(text, "--model") || strings.Contains(text, "vllm serve") || strings.Contains(text, "model") && assignsKey(text, c.modelKeys) {
 		for _, m := range reModelFlag.FindAllStringSubmatch(text, 4) {
 			c.addModel(m[1], "command", no)
 		}

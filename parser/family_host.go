@@ -19,7 +19,7 @@ var (
 	// (the node's memory in use / its total)
 	reRayNode = lazyRE(`was running was (\d+(?:\.\d+)?[KMGT]?B) / (\d+(?:\.\d+)?[KMGT]?B)`)
 	// YARN's container kill and the usage it prints (used of the limit)
-	reYARNKill  = lazyRE(`Container killed by YARN for exceeding memory limits|is running beyond (?:physical|virtual) memory limits`)
+	reYARNKill  = lazyRE(`Container killed by YARN for exceeding (?:(physical|virtual) )?memory limits|is running beyond (physical|virtual) memory limits`)
 	reYARNUsage = lazyRE(`(\d+(?:\.\d+)? [KMGT]?B) of (\d+(?:\.\d+)? [KMGT]?B) (physical|virtual) memory used`)
 	reRayTask   = lazyRE(`pid=(\d+), memory used=(\d+(?:\.\d+)?[KMGT]?B)\)`)
 )
@@ -76,11 +76,28 @@ func fillSigkill(ev *Event, msg string) {
 // address space, which a JVM or a CUDA context inflates).
 func fillYARNKill(ev *Event, msg string) {
 	ev.Framework, ev.Device, ev.Signal, ev.Variant = "yarn", &Device{Type: "cpu"}, "SIGKILL", "yarn-container-limit"
-	if m := reYARNUsage.FindStringSubmatch(msg); m != nil {
-		ev.ProcessInUseBytes, ev.TotalBytes = sizeOf(m[1]), sizeOf(m[2])
-		if m[3] == "virtual" {
-			ev.Variant = "yarn-virtual-memory-limit"
+	kind := "" // the limit the kill names, when it names one
+	if m := reYARNKill.FindStringSubmatch(msg); m != nil {
+		kind = m[1] + m[2]
+	}
+	// Hadoop prints both usages, physical first; the one the kill is for
+	// is the one that counts ("… beyond virtual memory limits. Current
+	// usage: 351.6 MB of 1 GB physical memory used; 2.2 GB of 2.1 GB
+	// virtual memory used").
+	var use []string
+	for _, m := range reYARNUsage.FindAllStringSubmatch(msg, 2) {
+		if use == nil || m[3] == kind {
+			use = m
 		}
+	}
+	if use != nil {
+		ev.ProcessInUseBytes, ev.TotalBytes = sizeOf(use[1]), sizeOf(use[2])
+		if kind == "" {
+			kind = use[3]
+		}
+	}
+	if kind == "virtual" {
+		ev.Variant = "yarn-virtual-memory-limit"
 	}
 }
 

@@ -74,7 +74,7 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		reGenericRequest: lazyRE(`(?i)(?:allocat(?:e|ing|ion of)|request(?:ed|ing)?(?: for| of)?|requested amount of (?:\w+ )?memory \(|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b|\d{4,}\b)`),
 		// a request a C program prints as a count of elements: "try to
 		// allocate workspace = 1107853312 * sizeof(float)" (darknet)
-		reGenericSizeof: lazyRE(`(?i)allocat\w*(?: \w+){0,2}\s*[=:]?\s*(\d{1,18})\s*\*\s*sizeof\(\s*(float|double|half|__half|int|char|short|long|int8_t|uint8_t|int16_t|int32_t|int64_t|uint32_t|uint64_t|size_t)\s*\)`),
+		reGenericSizeof: lazyRE(`(?i)allocat\w*(?:\s+[a-z_]\w*){0,2}\s*[=:]?\s*\b(\d{1,18})\s*\*\s*sizeof\(\s*(float|double|half|__half|int|char|short|long|int8_t|uint8_t|int16_t|int32_t|int64_t|uint32_t|uint64_t|size_t)\s*\)`),
 		// "(3.20 GiB free)", "free: 55 MB", "available memory is only 17.5MB"
 		reGenericFree: lazyRE(`(?i)(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\s+(?:is\s+)?free\b|\bfree(?: memory)?\s*[:=]\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b|\bavailable(?: memory)?(?: is)?(?: only)?\s*[:=]?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b`),
 		// "total: 24 GiB", "24.00 GiB total"

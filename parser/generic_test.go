@@ -27,6 +27,9 @@ func TestGenericTier(t *testing.T) {
 		{"ERROR: hipMalloc returned 2 for the KV buffer", true, "rocm", -1, 0},
 		{"Error: not enough VRAM to load the model on GPU 0", true, "cuda", 0, 0},
 		{"terminate called after throwing an instance of 'thrust::system::system_error' what(): CUDA kernel launch failed: out of memory", true, "cuda", -1, 0},
+		{" CUDNN-slow  try to allocate workspace = 1107853312 * sizeof(float), CUDA Error: out of memory", true, "cuda", -1, 4431413248}, // darknet: "try to" + a verb that is no advice
+		{"Error: could not allocate 268435456 * sizeof(float)", true, "", -1, 1 << 30},                                                   // the count whole, not its last digits
+		{"2020-03-29 17:42:04.757305: W tensorflow/core/common_runtime/bfc_allocator.cc:219] Allocator (GPU_0_bfc) ran out of memory trying to allocate 3.87GiB. The caller indicates that this is not a failure, but may mean that there could be performance gains if more memory were available.", false, "", -1, 0},
 		{"INFO 2025-03-25 CUDA version 12.4, cudaMalloc async enabled", false, "", -1, 0},
 		{"RuntimeError: level_zero backend failed with error: 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)", true, "xpu", -1, 0},
 		{"2024-05-01 10:00:00.123 [E:onnxruntime:, sequential_executor.cc:514] Failed to allocate memory for requested buffer of size 8589934592", true, "", -1, 8589934592},

@@ -254,11 +254,13 @@ func runtimeMatchers() []failureMatcher {
 			// Hadoop YARN's NodeManager killing a container over its memory
 			// limit (Spark executors): "Container killed by YARN for
 			// exceeding memory limits. 7.2 GB of 4.2 GB virtual memory used."
-			// and "Container [pid=4733,containerID=…] is running beyond
-			// physical memory limits. Current usage: 2.1 GB of 2 GB physical
-			// memory used"
+			// (Spark 2.4 and later: "… for exceeding physical memory
+			// limits. 11.4 GB of 11 GB physical memory used."), and Hadoop's
+			// "Container [pid=4733,containerID=…] is running beyond virtual
+			// memory limits. Current usage: 351.6 MB of 1 GB physical memory
+			// used; 2.2 GB of 2.1 GB virtual memory used"
 			name:    "yarn-container-limit",
-			anchors: []string{"killed by YARN for exceeding memory limits", "beyond physical memory limits", "beyond virtual memory limits"},
+			anchors: []string{"for exceeding memory limits", "for exceeding physical memory limits", "for exceeding virtual memory limits", "beyond physical memory limits", "beyond virtual memory limits"},
 			locate:  reYARNKill,
 			kind:    KindHostKill,
 			fill:    fillYARNKill,

@@ -64,6 +64,21 @@ func TestAssigns(t *testing.T) {
 			t.Errorf("assigns(%q) = %v, want %v", tc.text, got, tc.want)
 		}
 	}
+	models := nameSet(modelKeys())
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{`cfg.model_name_or_path='meta-llama/Llama-2-7b-hf'`, true}, // after any byte not a word's, as \b
+		{`[model_id="org/name"]`, true},
+		{`model_args.model_path: "org/name"`, true},
+		{`mymodel_id="org/name"`, false},
+		{`model.generate(**inputs)`, false},
+	} {
+		if got := assignsKey(tc.text, models); got != tc.want {
+			t.Errorf("assignsKey(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
 }
 
 // TestAssignsNeverHidesAMatch: on every line of every fixture, a line the
@@ -81,7 +96,7 @@ func TestAssignsNeverHidesAMatch(t *testing.T) {
 			if reSetting.MatchString(line) && !assigns(line, settings) {
 				t.Errorf("%s: the setting gate hides %q", path, line)
 			}
-			if m := reModelFlag.FindStringSubmatch(line); m != nil && !strings.Contains(line, "--model") && !strings.Contains(line, "vllm serve") && !assigns(line, models) {
+			if m := reModelFlag.FindStringSubmatch(line); m != nil && !strings.Contains(line, "--model") && !strings.Contains(line, "vllm serve") && !assignsKey(line, models) {
 				t.Errorf("%s: the model-id gate hides %q", path, line)
 			}
 		}

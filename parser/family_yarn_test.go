@@ -1,0 +1,42 @@
+package parser
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestYARNContainerKill: YARN's kill of a container over its limit, in the
+// wordings of Spark before and after 2.4 and of Hadoop's NodeManager, is a
+// host kill with the usage and limit of the memory the kill names.
+func TestYARNContainerKill(t *testing.T) {
+	const gb = 1 << 30
+	for _, tc := range []struct {
+		line      string
+		variant   string
+		used, lim int64
+	}{
+		{"ExecutorLostFailure (executor 13 exited caused by one of the running tasks) Reason: Container killed by YARN for exceeding memory limits. 20.0 GB of 20 GB physical memory used. Consider boosting spark.yarn.executor.memoryOverhead.", "yarn-container-limit", 20 * gb, 20 * gb},
+		{"Reason: Container killed by YARN for exceeding physical memory limits. 11.4 GB of 11 GB physical memory used. Consider boosting spark.executor.memoryOverhead.", "yarn-container-limit", 12240656794, 11 * gb},
+		{"WARN ContainersMonitorImpl: Container [pid=4733,containerID=container_1484470874016_0001_02_000001] is running beyond virtual memory limits. Current usage: 351.6 MB of 1 GB physical memory used; 2.2 GB of 2.1 GB virtual memory used. Killing container.", "yarn-virtual-memory-limit", 2362232013, 2254857830},
+	} {
+		res, err := Parse(strings.NewReader(tc.line+"\n"), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Events) != 1 {
+			t.Errorf("%.60q: %d events, want 1", tc.line, len(res.Events))
+			continue
+		}
+		ev := res.Events[0]
+		if ev.Kind != KindHostKill || ev.Variant != tc.variant || ev.ProcessInUseBytes == nil || *ev.ProcessInUseBytes != tc.used || ev.TotalBytes == nil || *ev.TotalBytes != tc.lim {
+			t.Errorf("%.60q: %s %s used %v of %v, want %s %s %d of %d", tc.line, ev.Kind, ev.Variant, deref(ev.ProcessInUseBytes), deref(ev.TotalBytes), KindHostKill, tc.variant, tc.used, tc.lim)
+		}
+	}
+}
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
