@@ -246,10 +246,12 @@ func score(a assessment, cs []Culprit, w Weights) []Finding {
 		fd.Confidence = math.Min(w.calibrate(ps[i]), maxConfidence)
 		fd.Basis = BasisEvidence
 		if !supported(c, fd.Signals, w) {
-			// A guess keeps its softmax share, which is its base rate
-			// given what the log shows, capped.
+			// A guess is its base rate given what the log shows: its share
+			// among the culprits, since the unknown class says only that
+			// the log cannot decide, not that no culprit is the cause —
+			// capped, so that it never reads as a finding.
 			fd.Basis = BasisPrior
-			fd.Confidence = math.Min(ps[i], PriorCap)
+			fd.Confidence = math.Min(ps[i]/(1-ps[len(zs)]), PriorCap)
 			if fd.Decide == "" {
 				fd.Decide = c.WouldDecide
 			}
