@@ -55,7 +55,8 @@ func anchorLinesIn(starts []int, part []byte, base int, groups []keyGroup, nl *n
 		newlines := bytes.Count(chunk, []byte("\n"))
 		nl.add(base+hi, newlines)
 		lines := newlines + 1
-		for _, group := range groups {
+		for gi := range groups {
+			group := &groups[gi]
 			groupFirst, off := len(starts), 0
 			for off < len(chunk) {
 				i := indexGroup(chunk[off:], group)
@@ -293,7 +294,7 @@ func countLines(b []byte) int {
 // returns where that key starts. A group of one key is a plain bytes.Index;
 // the keys of a larger group share a rare pivot byte and are found by one
 // IndexByte scan for it.
-func indexGroup(b []byte, g keyGroup) int {
+func indexGroup(b []byte, g *keyGroup) int {
 	if len(g.keys) == 1 && g.offs[0] == 0 {
 		return bytes.Index(b, g.keys[0])
 	}
@@ -303,6 +304,10 @@ func indexGroup(b []byte, g keyGroup) int {
 			return -1
 		}
 		i += off
+		if g.filtered && (i+1 >= len(b) || !g.follows[b[i+1]]) {
+			off = i + 1 // no key has this byte after the pivot ("l" of "loss")
+			continue
+		}
 		for k, w := range g.keys {
 			// the key's first byte first: a frequent pivot (the M of
 			// "MiB") is tried against every key of its group
@@ -327,7 +332,7 @@ func (s *scanner) keepTail(b []byte, next int) {
 		start--
 	}
 	for lines < ringSize && start > 0 && len(b)-start < tailKeep {
-		start = bytes.LastIndexByte(b[:start], '\n') + 1
+		start = lastNewline(b[:start]) + 1
 		lines++
 		if start == 0 {
 			break

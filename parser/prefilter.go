@@ -126,6 +126,26 @@ type keyGroup struct {
 	pivot byte
 	keys  [][]byte
 	offs  []int
+	// follows holds the bytes that come right after the pivot in some
+	// key, when every key has one (filtered): a pivot followed by any
+	// other byte starts no key, and the keys need not be tried. A frequent
+	// pivot ("l", on every line of a log that prints "loss") is then
+	// rejected by one lookup.
+	follows  [256]bool
+	filtered bool
+}
+
+// withFollows fills g's follow filter from its keys and offsets.
+func withFollows(g keyGroup) keyGroup {
+	g.filtered = len(g.keys) > 1
+	for k, w := range g.keys {
+		if g.offs[k]+1 >= len(w) {
+			g.filtered = false // a key ends at its pivot
+			break
+		}
+		g.follows[w[g.offs[k]+1]] = true
+	}
+	return g
 }
 
 // groupKeys groups keys by a shared rare pivot byte, greedily: the byte
@@ -186,7 +206,11 @@ func groupKeys(keys []string) []keyGroup {
 		out = append(out, g)
 		left = rest
 	}
-	return rideAlong(out)
+	out = rideAlong(out)
+	for i := range out {
+		out[i] = withFollows(out[i])
+	}
+	return out
 }
 
 // rideAlong merges passes whose pivot is a lower-case letter into a pass
@@ -271,8 +295,8 @@ func allHold(keys [][]byte, c byte) bool {
 // pattern runs: it lets through lines that could start or belong to a
 // failure or a traceback.
 func (s *scanner) gate(b []byte) bool {
-	for _, g := range s.t.groups {
-		if indexGroup(b, g) >= 0 {
+	for i := range s.t.groups {
+		if indexGroup(b, &s.t.groups[i]) >= 0 {
 			return true
 		}
 	}
