@@ -40,6 +40,19 @@ var (
 	// code is 12." (PaddlePaddle's host allocators: posix_memalign's status,
 	// 12 is ENOMEM)
 	rePaddleHostAlloc = lazyRE(`Fail to alloc memory of (\d+) size`)
+	// "Out of memory on device. To view more detail about available memory
+	// on the GPU, use 'gpuDevice()'." (MATLAB's Parallel Computing Toolbox,
+	// under "Error using vl_nnconv" or "Error using gpuArray/max")
+	reMATLABDevice = lazyRE(`Out of memory on device\. To view more detail about available memory on the GPU`)
+	// "mkl_malloc: failed to allocate memory" (Intel MKL's allocator, as
+	// CTranslate2 raises it on the CPU)
+	reMKLMalloc = lazyRE(`\bmkl_malloc: failed to allocate memory`)
+	// "Due to the driver bug any subsequent OpenCL API call will cause
+	// application hang, so GPU plugin can't finish correctly. Please try to
+	// update the driver or reduce memory consumption (…)to avoid
+	// CL_OUT_OF_RESOURCES exception" (OpenVINO's GPU plugin after the
+	// OpenCL driver ran out of resources)
+	reOpenVINOResources = lazyRE(`GPU plugin can't finish correctly\..*CL_OUT_OF_RESOURCES`)
 	// "radv/amdgpu: Not enough memory for command submission." (Mesa's
 	// amdgpu winsys: the kernel refused a command submission for memory;
 	// the device is lost next)
@@ -87,6 +100,33 @@ func nativeMatchers() []failureMatcher {
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Device, ev.Variant = "paddlepaddle", &Device{Type: "cpu"}, "paddle-host-alloc"
 				ev.RequestedBytes = sizeOf(rePaddleHostAlloc.FindStringSubmatch(msg)[1])
+			},
+		},
+		{
+			name:    "matlab-gpu",
+			anchors: []string{"Out of memory on device. To view more detail"},
+			locate:  reMATLABDevice,
+			kind:    KindGeneric,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "matlab", &Device{Type: "cuda"}, "matlab-gpu" // MATLAB's GPU arrays are CUDA's
+			},
+		},
+		{
+			name:    "mkl-malloc",
+			anchors: []string{"mkl_malloc: failed to allocate memory"},
+			locate:  reMKLMalloc,
+			kind:    KindCPU,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "mkl", &Device{Type: "cpu"}, "mkl-malloc"
+			},
+		},
+		{
+			name:    "openvino-gpu-resources",
+			anchors: []string{"or reduce memory consumption"},
+			locate:  reOpenVINOResources,
+			kind:    KindGeneric,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "openvino", &Device{Type: "gpu"}, "openvino-cl-out-of-resources"
 			},
 		},
 		{

@@ -70,7 +70,7 @@ func packageFramework(file string) string {
 // do not run them.
 func PyTorchStack(framework string) bool {
 	switch framework {
-	case "tensorflow", "jax", "paddle", "paddlepaddle", "mlx", "ggml", "ollama", "megengine", "numpy", "cupy", "ncnn", "tt-metal", "vulkan", "onnxruntime", "ctranslate2", "rust":
+	case "tensorflow", "jax", "paddle", "paddlepaddle", "mlx", "ggml", "ollama", "megengine", "numpy", "cupy", "ncnn", "tt-metal", "vulkan", "onnxruntime", "ctranslate2", "rust", "matlab", "mkl", "openvino", "yarn":
 		return false
 	}
 	return true
@@ -89,13 +89,13 @@ func OnPyTorch(ev *Event) bool {
 
 // InferenceRuntime reports whether a framework runs models rather than
 // trains them: llama.cpp's ggml and Ollama, the serving engines (vLLM,
-// TGI, SGLang, LMDeploy), CTranslate2, ONNX Runtime, TensorRT, ncnn and
-// the Vulkan compute runtimes (MLC-LLM's TVM). A failure there holds no
+// TGI, SGLang, LMDeploy), CTranslate2, ONNX Runtime, TensorRT, OpenVINO,
+// ncnn and the Vulkan compute runtimes (MLC-LLM's TVM). A failure there holds no
 // training activations, gradients or optimizer state unless the log shows
 // training (ORTModule, llama.cpp's finetune).
 func InferenceRuntime(framework string) bool {
 	switch framework {
-	case "ggml", "ollama", "vllm", "tgi", "sglang", "lmdeploy", "ctranslate2", "onnxruntime", "tensorrt", "ncnn", "vulkan":
+	case "ggml", "ollama", "vllm", "tgi", "sglang", "lmdeploy", "ctranslate2", "onnxruntime", "tensorrt", "ncnn", "vulkan", "openvino":
 		return true
 	}
 	return false
