@@ -25,12 +25,15 @@ type corpusLabel struct {
 const (
 	folds = 5
 	// The targets are D ≥ 85%, top-3 ≥ 90%, U hedged ≥ 90% and at
-	// most 2 confident wrong answers; these bars guard what the engine
-	// reaches today (see the README's accuracy section) against regression.
-	barFirstD      = 0.75
-	barTop3        = 0.78
-	barHedgedU     = 0.85
-	barConfWrong   = 3
+	// most 2 confident wrong answers; these bars hold the three the engine
+	// meets, and guard top-3 (88–89% today, see the README's accuracy
+	// section) a few logs below where it stands, since near-ties between
+	// base rates move a log in or out of the first three with the folds.
+	barFirstD      = 0.85 // on the logs labelled D
+	barFirstNotU   = 0.80 // on every log not labelled U (the older labels say neither)
+	barTop3        = 0.85
+	barHedgedU     = 0.90
+	barConfWrong   = 2
 	confidentWrong = 0.6
 	hedgeAbove     = 0.5
 )
@@ -218,8 +221,11 @@ func TestCorpusScore(t *testing.T) {
 	for _, m := range misses {
 		t.Logf("  miss %s", m)
 	}
-	if got := share(cv.right1D, cv.d); got < barFirstD {
-		t.Errorf("decidable first-right %.2f below %.2f", got, barFirstD)
+	if got := share(cv.right1Marked, cv.marked); got < barFirstD {
+		t.Errorf("first-right on logs labelled D %.2f below %.2f", got, barFirstD)
+	}
+	if got := share(cv.right1D, cv.d); got < barFirstNotU {
+		t.Errorf("first-right on logs not labelled U %.2f below %.2f", got, barFirstNotU)
 	}
 	if got := share(cv.right3, cv.n); got < barTop3 {
 		t.Errorf("top-3 %.2f below %.2f", got, barTop3)
