@@ -9,7 +9,7 @@ import (
 
 var (
 	reCPUBytes    = lazyRE(`you tried to allocate (\d+) bytes`)
-	reNumpy       = lazyRE(`Unable to allocate ` + `(\d+(?:\.\d*)?\s?(?:[KMGTPE]i?B|bytes|B))` + ` for an array with shape \(([^)]*)\)(?: and data type (\w+))?`)
+	reNumpy       = lazyRE(`Unable to allocate ` + `(\d+(?:\.\d*)?\s?(?:[KMGTPE]i?B|bytes|B))` + ` for an array with shape \(([^)]*)\)(?: and data type ([<>|=]?\w+))?`)
 	reGGMLAlloc   = lazyRE(`allocating ` + size + ` on device (\d+)`)
 	reGGMLUnable  = lazyRE(`unable to allocate (\S+) buffer`)
 	reGGMLBuffer  = lazyRE(`failed to allocate (?:(\S+) )?buffer of size (\d+)`)
@@ -85,6 +85,9 @@ func fillCPU(ev *Event, msg string) {
 			}
 		}
 		ev.TensorDType = m[3]
+		// the exact size, where the printed one is rounded ("139. MiB" for
+		// shape (9131294, 2) float64: 146,100,704 bytes)
+		ev.TensorBytes = tensorBytes(ev.TensorShape, m[3])
 	}
 }
 

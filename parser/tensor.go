@@ -1,6 +1,10 @@
 package parser
 
-import "math/bits"
+import (
+	"math/bits"
+	"strconv"
+	"strings"
+)
 
 // dtypeWidth is the size in bytes of one element of a dtype as TensorFlow,
 // NumPy and XLA print it; 0 for a name not known.
@@ -16,6 +20,30 @@ func dtypeWidth(dtype string) int64 {
 		return 8
 	case "complex128", "c128":
 		return 16
+	}
+	return numpyTypeWidth(dtype)
+}
+
+// numpyTypeWidth is the element size of a NumPy array-protocol type string
+// ("<U50": 50 UCS-4 characters, 200 bytes; "|S10": 10 bytes; "<f8": 8
+// bytes), as NumPy prints it for structured and string arrays; 0 for
+// anything else.
+func numpyTypeWidth(t string) int64 {
+	if t != "" && strings.IndexByte("<>|=", t[0]) >= 0 {
+		t = t[1:]
+	}
+	if len(t) < 2 || len(t) > 8 {
+		return 0
+	}
+	n, err := strconv.ParseInt(t[1:], 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	switch t[0] {
+	case 'U':
+		return 4 * n
+	case 'S', 'a', 'V', 'f', 'i', 'u', 'c', 'b':
+		return n
 	}
 	return 0
 }
