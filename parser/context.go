@@ -140,15 +140,10 @@ func assignsAfter(text string, names map[string]bool, strict bool) bool {
 		if strict && k > 0 && !isSpaceByte(text[k-1]) && strings.IndexByte(`(,{"'`, text[k-1]) < 0 {
 			k = j - len(afterDash(text[k:j]))
 		}
-		for w := text[k:j]; w != ""; {
+		for w := text[k:j]; w != ""; w = afterDash(w) {
 			if names[w] {
 				return true
 			}
-			d := strings.IndexByte(w, '-')
-			if d < 0 {
-				break
-			}
-			w = w[d+1:]
 		}
 	}
 	return false
@@ -168,6 +163,7 @@ func isSpaceByte(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
+// nameSet is names as a set.
 func nameSet(names []string) map[string]bool {
 	set := make(map[string]bool, len(names))
 	for _, n := range names {

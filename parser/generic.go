@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,7 +73,7 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		reGenericRequest: lazyRE(`(?i)(?:allocat(?:e|ing|ion of)|request(?:ed|ing)?(?: for| of)?|requested amount of (?:\w+ )?memory \(|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b|\d{4,}\b)`),
 		// a request a C program prints as a count of elements: "try to
 		// allocate workspace = 1107853312 * sizeof(float)" (darknet)
-		reGenericSizeof: lazyRE(`(?i)allocat\w*(?:\s+[a-z_]\w*){0,2}\s*[=:]?\s*\b(\d{1,18})\s*\*\s*sizeof\(\s*(float|double|half|__half|int|char|short|long|int8_t|uint8_t|int16_t|int32_t|int64_t|uint32_t|uint64_t|size_t)\s*\)`),
+		reGenericSizeof: lazyRE(`(?i)allocat\w*(?:\s+[a-z_]\w*){0,2}\s*[=:]?\s*\b(\d{1,18})\s*\*\s*sizeof\(\s*(float|double|half|__half|int|char|short|long|int8_t|uint8_t|int16_t|uint16_t|int32_t|int64_t|uint32_t|uint64_t|size_t)\s*\)`),
 		// "(3.20 GiB free)", "free: 55 MB", "available memory is only 17.5MB"
 		reGenericFree: lazyRE(`(?i)(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\s+(?:is\s+)?free\b|\bfree(?: memory)?\s*[:=]\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b|\bavailable(?: memory)?(?: is)?(?: only)?\s*[:=]?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B))\b`),
 		// "total: 24 GiB", "24.00 GiB total"
@@ -146,7 +145,9 @@ func fillGeneric(ev *Event, msg string) {
 		ev.Exception = Optional(m[1])
 	}
 	if m := genericRes().reGenericSizeof.FindStringSubmatch(msg); m != nil {
-		ev.RequestedBytes = elementBytes(m[1], m[2])
+		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil {
+			ev.RequestedBytes = tensorBytes([]int64{n}, strings.ToLower(m[2]))
+		}
 	} else if m := genericRes().reGenericRequest.FindStringSubmatch(msg); m != nil {
 		ev.RequestedBytes = sizeOf(m[1])
 		ev.RequestOverflow = ev.RequestedBytes == nil && oversize(m[1])
@@ -161,22 +162,6 @@ func fillGeneric(ev *Event, msg string) {
 	if ev.Device == nil && strings.Contains(msg, "bad_alloc") {
 		ev.Device = &Device{Type: "cpu"} // operator new: host memory
 	}
-}
-
-// elementBytes is count × sizeof(ctype) for the C types of the LP64 data
-// model (long and size_t are 8 bytes), nil when the product overflows.
-func elementBytes(count, ctype string) *int64 {
-	n, err := strconv.ParseInt(count, 10, 64)
-	if err != nil {
-		return nil
-	}
-	width := map[string]int64{"char": 1, "int8_t": 1, "uint8_t": 1, "half": 2, "__half": 2, "short": 2, "int16_t": 2,
-		"float": 4, "int": 4, "int32_t": 4, "uint32_t": 4, "double": 8, "long": 8, "int64_t": 8, "uint64_t": 8, "size_t": 8}[strings.ToLower(ctype)]
-	if width == 0 || n > math.MaxInt64/width {
-		return nil
-	}
-	b := n * width
-	return &b
 }
 
 // genericDevice reads the device a message names, nil when it names none.

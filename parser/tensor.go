@@ -7,16 +7,22 @@ import (
 )
 
 // dtypeWidth is the size in bytes of one element of a dtype as TensorFlow,
-// NumPy and XLA print it; 0 for a name not known.
+// NumPy and XLA print it, or of a C type in a message's "N *
+// sizeof(float)" (the LP64 model: long and size_t are 8 bytes); 0 for a
+// name not known.
 func dtypeWidth(dtype string) int64 {
 	switch dtype {
-	case "bool", "int8", "uint8", "qint8", "quint8", "float8_e4m3fn", "float8_e5m2", "s8", "u8", "pred":
+	case "bool", "int8", "uint8", "qint8", "quint8", "float8_e4m3fn", "float8_e5m2", "s8", "u8", "pred",
+		"char", "int8_t", "uint8_t":
 		return 1
-	case "half", "float16", "bfloat16", "int16", "uint16", "f16", "bf16", "s16", "u16":
+	case "half", "float16", "bfloat16", "int16", "uint16", "f16", "bf16", "s16", "u16",
+		"__half", "short", "int16_t", "uint16_t":
 		return 2
-	case "float", "float32", "int32", "uint32", "qint32", "f32", "s32", "u32":
+	case "float", "float32", "int32", "uint32", "qint32", "f32", "s32", "u32",
+		"int", "int32_t", "uint32_t":
 		return 4
-	case "double", "float64", "int64", "uint64", "complex64", "f64", "s64", "u64", "c64":
+	case "double", "float64", "int64", "uint64", "complex64", "f64", "s64", "u64", "c64",
+		"long", "int64_t", "uint64_t", "size_t":
 		return 8
 	case "complex128", "c128":
 		return 16
