@@ -107,27 +107,21 @@ func nativeMatchers() []failureMatcher {
 			anchors: []string{"Out of memory on device. To view more detail"},
 			locate:  reMATLABDevice,
 			kind:    KindGeneric,
-			fill: func(ev *Event, msg string) {
-				ev.Framework, ev.Device, ev.Variant = "matlab", &Device{Type: "cuda"}, "matlab-gpu" // MATLAB's GPU arrays are CUDA's
-			},
+			fill:    tag("matlab", "cuda", "matlab-gpu"), // MATLAB's GPU arrays are CUDA's
 		},
 		{
 			name:    "mkl-malloc",
 			anchors: []string{"mkl_malloc: failed to allocate memory"},
 			locate:  reMKLMalloc,
 			kind:    KindCPU,
-			fill: func(ev *Event, msg string) {
-				ev.Framework, ev.Device, ev.Variant = "mkl", &Device{Type: "cpu"}, "mkl-malloc"
-			},
+			fill:    tag("mkl", "cpu", "mkl-malloc"),
 		},
 		{
 			name:    "openvino-gpu-resources",
 			anchors: []string{"or reduce memory consumption"},
 			locate:  reOpenVINOResources,
 			kind:    KindGeneric,
-			fill: func(ev *Event, msg string) {
-				ev.Framework, ev.Device, ev.Variant = "openvino", &Device{Type: "gpu"}, "openvino-cl-out-of-resources"
-			},
+			fill:    tag("openvino", "gpu", "openvino-cl-out-of-resources"),
 		},
 		{
 			name:    "amdgpu-command-submission",
@@ -208,9 +202,7 @@ func nativeMatchers() []failureMatcher {
 			anchors: []string{"mem_buffer != NULL"},
 			locate:  lazyRE(`GGML_ASSERT: \S+ ctx->mem_buffer != NULL`),
 			kind:    KindCPU,
-			fill: func(ev *Event, msg string) {
-				ev.Framework, ev.Device, ev.Variant = "ggml", &Device{Type: "cpu"}, "ggml-context-malloc"
-			},
+			fill:    tag("ggml", "cpu", "ggml-context-malloc"),
 		},
 		{
 			// transformers refusing to load a bitsandbytes model that does not
@@ -256,9 +248,7 @@ func nativeMatchers() []failureMatcher {
 			anchors: []string{"Cannot allocate memory", "cannot allocate memory", "ENOMEM"},
 			locate:  lazyRE(`(?:\[Errno 12\] |fork: )?[Cc]annot allocate memory|\bENOMEM\b`),
 			kind:    KindCPU,
-			fill: func(ev *Event, msg string) {
-				ev.Device, ev.Variant = &Device{Type: "cpu"}, "enomem"
-			},
+			fill:    tag("", "cpu", "enomem"),
 		},
 		{
 			// a Python traceback ending in a bare "MemoryError" (host memory)
@@ -266,9 +256,7 @@ func nativeMatchers() []failureMatcher {
 			anchors: []string{"MemoryError"},
 			locate:  lazyRE(`^\s*(?:[\w.]+\.)?MemoryError\s*:?\s*$`),
 			kind:    KindCPU,
-			fill: func(ev *Event, msg string) {
-				ev.Framework, ev.Device, ev.Variant = "python", &Device{Type: "cpu"}, "python-memoryerror"
-			},
+			fill:    tag("python", "cpu", "python-memoryerror"),
 		},
 		{
 			name:    "tcmalloc-large-alloc",
@@ -294,6 +282,14 @@ var rePaddleEnforce = lazyRE(`(?:enforce allocating <= available failed, (\d+) >
 
 // fillPaddleEnforce reads the request and the free bytes of the 1.x check,
 // which gpu_info.cc makes on the CUDA device.
+// tag is the fill of a family whose message carries no figures: it names
+// the framework, the device type and the variant.
+func tag(framework, device, variant string) func(*Event, string) {
+	return func(ev *Event, _ string) {
+		ev.Framework, ev.Device, ev.Variant = framework, &Device{Type: device}, variant
+	}
+}
+
 func fillPaddleEnforce(ev *Event, msg string) {
 	ev.Framework, ev.Device = "paddlepaddle", &Device{Type: "cuda"}
 	m := rePaddleEnforce.FindStringSubmatch(msg)
