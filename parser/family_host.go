@@ -3,12 +3,16 @@ package parser
 // Host memory kills: the kernel OOM killer, SIGKILL notices, schedulers.
 
 import (
+	"strconv"
 	"strings"
 )
 
 var (
-	reKernelKill    = lazyRE(`Kill(?:ed)? process (\d+) \(([^)]*)\)`)
-	reOOMKillTask   = lazyRE(`oom-kill:.*?task=([^,]+),pid=(\d+)`)
+	reKernelKill  = lazyRE(`Kill(?:ed)? process (\d+) \(([^)]*)\)`)
+	reOOMKillTask = lazyRE(`oom-kill:.*?task=([^,]+),pid=(\d+)`)
+	// the killed process's resident memory: "anon-rss:109819332kB,
+	// file-rss:3324kB, shmem-rss:0kB" (the kernel's kB are KiB)
+	reKernelRSS     = lazyRE(`anon-rss:(\d+)kB, file-rss:(\d+)kB, shmem-rss:(\d+)kB`)
 	reShellKilled   = lazyRE(`line \d+:\s+(\d+) Killed\s+(.*)$`)
 	reElasticFailed = lazyRE(`failed \(exitcode: -9\) local_rank: (\d+) \(pid: (\d+)\)`)
 	reElasticExit   = lazyRE(`exitcode\s*: -9 \(pid: (\d+)\)`)
@@ -33,6 +37,19 @@ func fillKernelKill(ev *Event, msg string) {
 	}
 	if strings.Contains(msg, "invoked oom-killer") {
 		ev.Suspected = false
+	}
+	if m := reKernelRSS.FindStringSubmatch(msg); m != nil {
+		// its resident set when killed: anonymous, file-backed and shared
+		var kib int64
+		for _, f := range m[1:] {
+			n, err := strconv.ParseInt(f, 10, 64)
+			if err != nil || n > 1<<40 {
+				return
+			}
+			kib += n
+		}
+		rss := kib << 10
+		ev.ProcessInUseBytes = &rss
 	}
 }
 

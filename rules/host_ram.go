@@ -84,6 +84,13 @@ func checkHostRAM(f *Facts) *Finding {
 			fd.Title = "The process was killed, most likely by the kernel's OOM killer"
 		}
 		fd.Explanation = "The operating system (kernel OOM killer, cgroup limit, batch system) killed the process because the machine's RAM ran out. GPU settings do not change this: loading, dataloader workers and CPU copies of tensors do."
+		if used := ev.ProcessInUseBytes; used != nil && !ev.Suspected {
+			if ev.TotalBytes != nil {
+				fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("it used %s of its %s limit", size(*used), size(*ev.TotalBytes)))
+			} else {
+				fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("it held %s of RAM when it was killed (resident: anonymous, file and shared)", size(*used)))
+			}
+		}
 		if strings.Contains(ev.Signal, "Bus error") {
 			fd.Title = "DataLoader workers ran out of shared memory (/dev/shm)"
 			fd.Explanation = "A DataLoader worker died of SIGBUS: workers hand batches to the main process through shared memory (/dev/shm), and it is full — common in Docker's default 64 MB /dev/shm or with many workers and large batches."

@@ -40,3 +40,20 @@ func deref(p *int64) any {
 	}
 	return *p
 }
+
+// TestKernelKillResident: the kernel's "Killed process" line gives the
+// process's resident memory (anonymous, file-backed and shared, in KiB).
+func TestKernelKillResident(t *testing.T) {
+	log := "[Thu Mar 14 01:57:55 2019] Out of memory: Kill process 89746 (python) score 1031 or sacrifice child\n" +
+		"[Thu Mar 14 01:57:55 2019] Killed process 89746 (python) total-vm:118026216kB, anon-rss:109819332kB, file-rss:3324kB, shmem-rss:0kB\n"
+	res, err := Parse(strings.NewReader(log), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 1 {
+		t.Fatalf("%d events, want 1", len(res.Events))
+	}
+	if got, want := deref(res.Events[0].ProcessInUseBytes), int64(109819332+3324)<<10; got != want {
+		t.Errorf("resident %v, want %d", got, want)
+	}
+}
