@@ -95,7 +95,7 @@ func noticeCues() []noticeCue {
 // "'torch_dtype': 'float32'"), a longer name before a shorter one it
 // ends in.
 func settingNames() []string {
-	return []string{"max_pixels", "min_pixels", "batch_size", "per_device_train_batch_size", "per_device_eval_batch_size", "train_batch_size", "eval_batch_size", "max_new_tokens", "max_length", "max_seq_length", "max_model_len", "max-model-len", "max_num_seqs", "max-num-seqs", "gpu_memory_utilization", "gpu-memory-utilization", "enable_thinking", "thinking_budget", "torch_dtype", "dtype", "load_in_4bit", "load_in_8bit", "attn_implementation", "output_attentions", "device_map", "gradient_checkpointing", "num_workers", "num_beams", "hd_num", "cache_implementation", "low_cpu_mem_usage", "use_cache", "image_size", "resolution", "height", "width", "max_split_size_mb", "expandable_segments", "num_logits_to_keep", "logits_to_keep"}
+	return []string{"max_pixels", "min_pixels", "batch_size", "per_device_train_batch_size", "per_device_eval_batch_size", "gradient_accumulation_steps", "train_batch_size", "eval_batch_size", "max_new_tokens", "max_length", "max_seq_length", "max_model_len", "max-model-len", "max_num_seqs", "max-num-seqs", "gpu_memory_utilization", "gpu-memory-utilization", "enable_thinking", "thinking_budget", "torch_dtype", "dtype", "load_in_4bit", "load_in_8bit", "attn_implementation", "output_attentions", "device_map", "gradient_checkpointing", "num_workers", "num_beams", "hd_num", "cache_implementation", "low_cpu_mem_usage", "use_cache", "image_size", "resolution", "height", "width", "max_split_size_mb", "expandable_segments", "num_logits_to_keep", "logits_to_keep"}
 }
 
 // modelKeys are the keys reModelFlag reads a model id after ("model_id=",

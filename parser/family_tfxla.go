@@ -60,6 +60,13 @@ func tfDevice(msg string) *Device {
 
 func fillXLA(ev *Event, msg string) {
 	ev.Framework = "jax"
+	if strings.HasPrefix(msg, "OP_REQUIRES failed") {
+		// TensorFlow's op kernels print the same status ("W
+		// tensorflow/core/framework/op_kernel.cc:1827] OP_REQUIRES failed at
+		// mkl_matmul_op.cc:123 : RESOURCE_EXHAUSTED: failed to allocate
+		// memory"): a TensorFlow failure, not XLA's
+		ev.Framework, ev.Kind = "tensorflow", KindTF
+	}
 	switch {
 	case reXLARequest.MatchString(msg):
 		m := reXLARequest.FindStringSubmatch(msg)

@@ -141,7 +141,7 @@ func frameworkMatchers() []failureMatcher {
 		{
 			name:    "xla",
 			anchors: []string{"RESOURCE_EXHAUSTED", "Resource exhausted", "Out of memory allocating", "Failed to allocate request for", "from device: CUDA_ERROR_OUT_OF_MEMORY", "from device: HIP_ERROR_OutOfMemory", "bytes) from device", "Ran out of memory in memory space"},
-			locate:  lazyRE(`RESOURCE_EXHAUSTED|Resource exhausted|Out of memory allocating|Failed to allocate request for|failed to allocate \S+ \(\d+ bytes\) from device|XLA:TPU compile permanent error`),
+			locate:  lazyRE(`(?:OP_REQUIRES failed at \S+ : )?RESOURCE_EXHAUSTED|Resource exhausted|Out of memory allocating|Failed to allocate request for|failed to allocate \S+ \(\d+ bytes\) from device|XLA:TPU compile permanent error`),
 			kind:    KindXLA,
 			more: func(msg string) bool {
 				return !reXLABytes.MatchString(msg) && !reXLARequest.MatchString(msg) && !reXLAFromDevice.MatchString(msg) && !strings.Contains(msg, "hbm")
