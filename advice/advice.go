@@ -135,18 +135,22 @@ func Build(in rules.Input) Report {
 	top := rules.NewFacts(in, first)
 	lf := readLogFacts(res, top.Ev)
 	env.readFacts(&lf)
-	for _, fd := range findings {
+	settled := decided(findings)
+	for i, fd := range findings {
 		f := rules.NewFacts(in, eventIndex(res, fd.Event))
 		ctx := &fixContext{fd: fd, f: f, env: env, cat: in.Catalog, lf: &lf}
 		var fixes []Fix
-		if len(fd.Signals) > 0 {
-			// A culprit named for the kind of failure alone, with nothing in
-			// the log pointing at it, gets what would decide it, not fixes.
+		// A culprit named for the kind of failure alone, with nothing in
+		// the log pointing at it, gets what would decide it, not fixes; so
+		// does a long shot beside a cause the log decides (the KV cache at
+		// 4% beside a vision encoder's 80%), whose fixes would crowd the
+		// ones that act.
+		if len(fd.Signals) > 0 && (i == 0 || !settled || fd.Confidence >= MinorShare) {
 			fixes = fixesFor(ctx)
 		}
 		rep.Diagnoses = append(rep.Diagnoses, Diagnosis{Finding: fd, Fixes: fixes})
 	}
-	rep.Decided = decided(findings)
+	rep.Decided = settled
 	if top.Requested > 0 && top.FreeKnown && top.Requested > top.Free && !top.Ev.RequestOverflow {
 		// a request no device holds is short of nothing memory could give
 		rep.ShortBytes = bytesp(top.Requested - top.Free)
@@ -161,6 +165,10 @@ func Build(in rules.Input) Report {
 	rep.Capture = captureFor(findings, top, rep.Decided, &lf)
 	return rep
 }
+
+// MinorShare is the confidence below which a culprit other than the first
+// gets no fixes when the first decides the cause.
+const MinorShare = 0.10
 
 // decided reports whether the likeliest finding names the cause: it rests
 // on evidence and its confidence is above ThinEvidence.

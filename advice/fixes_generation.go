@@ -199,7 +199,9 @@ func logitsFixes(c *fixContext) []Fix {
 		Caveat:  "An extra dependency; shorter sequences drop context.",
 	}
 	if c.fd.Quantities.Training || c.f.Training >= 0.8 {
-		return []Fix{chunked, keep}
+		// a training loss needs every position's logits: slicing them is no
+		// fix there (its own trade-off says so)
+		return []Fix{chunked}
 	}
 	return []Fix{keep, chunked}
 }

@@ -15,6 +15,12 @@ func activationFixes(c *fixContext) []Fix {
 		if n, err := strconv.Atoi(s.Value); err == nil && n > 1 {
 			micro = fmt.Sprintf("TrainingArguments(..., per_device_train_batch_size=%d, gradient_accumulation_steps=2 * G)  # was %d (line %d); G: your value", n/2, n, s.Line)
 			cites = append(cites, fact{Line: s.Line, Token: s.Name})
+			if g, ok := c.f.Setting("gradient_accumulation_steps"); ok {
+				if k, err := strconv.Atoi(g.Value); err == nil && k > 0 {
+					micro = fmt.Sprintf("TrainingArguments(..., per_device_train_batch_size=%d, gradient_accumulation_steps=%d)  # were %d and %d (lines %d, %d)", n/2, 2*k, n, k, s.Line, g.Line)
+					cites = append(cites, fact{Line: g.Line, Token: g.Name})
+				}
+			}
 		}
 	}
 	if c.f.Ev.Kind == parser.KindTF || c.f.Ev.Framework == "tensorflow" || c.f.Ev.Framework == "jax" || c.f.Ev.Kind == parser.KindXLA {
