@@ -117,6 +117,23 @@ func visualFixes(c *fixContext) []Fix {
 	}}
 }
 
+// ownAttention reports whether the failing frame is the program's own
+// code (no installed package's) and no frame is a transformers model's:
+// attention written by hand ("attn = torch.matmul(q, k.transpose(-1,
+// -2))" in /home/u/model.py).
+func ownAttention(ev *parser.Event) bool {
+	if len(ev.Frames) == 0 {
+		return false
+	}
+	for _, fr := range ev.Frames {
+		if strings.Contains(fr.File, "transformers") || strings.Contains(fr.File, "diffusers") {
+			return false
+		}
+	}
+	f := strings.ReplaceAll(ev.Frames[len(ev.Frames)-1].File, `\`, "/")
+	return !strings.Contains(f, "-packages/") && !strings.Contains(f, "/lib/python")
+}
+
 func attentionFixes(c *fixContext) []Fix {
 	q := c.fd.Quantities
 	sdpa := Fix{
@@ -147,6 +164,14 @@ func attentionFixes(c *fixContext) []Fix {
 	}
 	if c.f.Ev.Kind == parser.KindTF {
 		return []Fix{shorter}
+	}
+	if c.f.Model == nil && ownAttention(c.f.Ev) {
+		// the scores are the program's own matmul, not a library's layer
+		// (and the log names no model that a loader would load):
+		// the fused kernel is a call to make, not a loading option
+		sdpa.Title = "Use a fused attention kernel: torch's scaled_dot_product_attention"
+		sdpa.Snippet = "import torch.nn.functional as F\nout = F.scaled_dot_product_attention(q, k, v, is_causal=causal)  # instead of softmax(q @ k.transpose(-2, -1) * scale) @ v"
+		sdpa.Caveat = "Needs torch 2.0 or later; an explicit attention mask goes in attn_mask=."
 	}
 	if c.f.DiffusionPipeline() {
 		// A diffusion UNet's cross-attention: the UIs' and diffusers' own
