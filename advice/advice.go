@@ -89,8 +89,9 @@ type Report struct {
 	// Decided is false when the log does not decide the cause: no finding,
 	// or the likeliest rests on a prior or has at most ThinEvidence.
 	Decided bool `json:"decided"`
-	// ShortBytes is what the failing request lacked (requested − free), nil
-	// when the log does not give both.
+	// ShortBytes is what the failing request lacked (requested − free; for
+	// a serving engine's KV cache, needed − available), nil when the log
+	// does not give both.
 	ShortBytes *int64          `json:"short_bytes,omitempty"`
 	Context    *parser.Context `json:"-"`
 	Dropped    int             `json:"dropped_events,omitempty"`
@@ -154,6 +155,11 @@ func Build(in rules.Input) Report {
 	if top.Requested > 0 && top.FreeKnown && top.Requested > top.Free && !top.Ev.RequestOverflow {
 		// a request no device holds is short of nothing memory could give
 		rep.ShortBytes = bytesp(top.Requested - top.Free)
+	} else if kv := top.Ev.KVCacheAvailableBytes; kv != nil && top.Requested > *kv {
+		// a serving engine's KV cache against the budget it had left ("16.00
+		// GiB KV cache is needed, which is larger than the available KV cache
+		// memory (5.34 GiB)")
+		rep.ShortBytes = bytesp(top.Requested - *kv)
 	}
 	tried := rep.choose(&lf, top)
 	tried = append(tried, rep.triedElsewhere(&fixContext{f: top, env: env, cat: in.Catalog, lf: &lf}, tried)...)

@@ -25,7 +25,7 @@ type jsonReport struct {
 	Capture     []string          `json:"capture"` // [] when the log decides the cause
 	Dropped     int               `json:"dropped_events,omitempty"`
 	Decided     bool              `json:"decided"`
-	ShortBytes  *int64            `json:"short_bytes"` // null when the request or the free figure is unknown
+	ShortBytes  *int64            `json:"short_bytes"` // null when the request or the free figure (a serving engine's KV budget) is unknown
 
 	Measured *snapshot.Measured `json:"measured,omitempty"` // a memory snapshot read for the input
 }
