@@ -11,9 +11,11 @@ import (
 // kill outside the program's output.
 func hostKillCapture() []string {
 	return []string{
-		"the kernel log around the kill: sudo dmesg -T | grep -iE 'killed process|out of memory|oom'",
-		"the same from the journal: journalctl -k --since '1 hour ago' | grep -i oom",
-		"the cgroup's OOM counters (containers, systemd units, SLURM jobs): cat /sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)/memory.events (oom_kill > 0 means the limit was hit)",
+		// each a description, then on its own line the command, which the
+		// report prints as code, never wrapped
+		"the kernel log around the kill:\nsudo dmesg -T | grep -iE 'killed process|out of memory|oom'",
+		"the same from the journal:\njournalctl -k --since '1 hour ago' | grep -i oom",
+		"the cgroup's OOM counters (containers, systemd units, SLURM jobs; oom_kill > 0 means the limit was hit):\ncat /sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)/memory.events",
 	}
 }
 
