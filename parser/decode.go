@@ -36,7 +36,8 @@ var ErrTooDeep = fmt.Errorf("compressed more than %d times over; not decompresse
 
 // decodeInput turns an input into the text to scan: gzip is undone (up to
 // maxGzipDepth layers), a notebook becomes the text of its outputs,
-// UTF-16 with a byte-order mark becomes UTF-8, and a binary input is
+// UTF-16 with a byte-order mark (or plain ASCII text in UTF-16 without
+// one) becomes UTF-8, and a binary input is
 // refused with ErrBinary before any of it is read beyond its head. The
 // text is cut at MaxInputBytes.
 func decodeInput(r io.Reader, name string) (io.Reader, error) {
@@ -62,6 +63,10 @@ func decodeLayer(r io.Reader, name string, depth int) (io.Reader, error) {
 		return decodeLayer(&gunzipped{zr: zr}, name, depth+1)
 	case len(head) >= 2 && (head[0] == 0xff && head[1] == 0xfe || head[0] == 0xfe && head[1] == 0xff):
 		return newUTF16Reader(br), nil
+	case utf16Text(head, false):
+		return &utf16Reader{r: br}, nil // UTF-16LE without a byte-order mark
+	case utf16Text(head, true):
+		return &utf16Reader{r: br, big: true}, nil
 	case isNotebook(head, name):
 		return notebookReader(br), nil
 	case looksBinary(head):

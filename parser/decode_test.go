@@ -276,6 +276,13 @@ func TestUTF16(t *testing.T) {
 	if err != nil || len(res.Events) != 1 || res.Events[0].RequestedBytes == nil {
 		t.Errorf("UTF-16 log: err %v, events %+v", err, res.Events)
 	}
+	// without its byte-order mark, ASCII text in UTF-16 is still text
+	for _, big := range []bool{false, true} {
+		res, err := Parse(bytes.NewReader(utf16Bytes(testOOM, big)[2:]), "nobom.log")
+		if err != nil || len(res.Events) != 1 || res.Events[0].RequestedBytes == nil {
+			t.Errorf("UTF-16 (big-endian %v) without a mark: err %v, events %+v", big, err, res.Events)
+		}
+	}
 }
 
 func TestInputLimit(t *testing.T) {

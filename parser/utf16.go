@@ -18,6 +18,28 @@ type utf16Reader struct {
 	err     error
 }
 
+// utf16Text reports whether head is UTF-16 text without a byte-order mark
+// (little-endian, or big-endian with big): at least 16 code units, 95% of
+// them an ASCII character beside a zero byte — what a log written as
+// UTF-16 without its mark looks like, which as bytes would read as binary.
+func utf16Text(head []byte, big bool) bool {
+	units := len(head) / 2
+	if units < 16 {
+		return false
+	}
+	ascii := 0
+	for i := 0; i+1 < len(head); i += 2 {
+		lo, hi := head[i], head[i+1]
+		if big {
+			lo, hi = hi, lo
+		}
+		if hi == 0 && (lo >= 0x20 && lo < 0x7f || lo == '\t' || lo == '\n' || lo == '\r') {
+			ascii++
+		}
+	}
+	return ascii*100 >= units*95
+}
+
 func newUTF16Reader(r *bufio.Reader) *utf16Reader {
 	bom := make([]byte, 2)
 	_, _ = io.ReadFull(r, bom)
