@@ -94,6 +94,7 @@ type Report struct {
 	// does not give both.
 	ShortBytes *int64          `json:"short_bytes,omitempty"`
 	Context    *parser.Context `json:"-"`
+	Lines      int             `json:"-"` // the lines read, over every input: 0 for an empty one
 	Dropped    int             `json:"dropped_events,omitempty"`
 }
 
@@ -116,7 +117,7 @@ const (
 // Build makes the report for one parsed input.
 func Build(in rules.Input) Report {
 	res := in.Result
-	rep := Report{Inputs: []string{res.Input}, Events: res.Events, Context: &res.Context, Dropped: res.Dropped}
+	rep := Report{Inputs: []string{res.Input}, Events: res.Events, Context: &res.Context, Dropped: res.Dropped, Lines: res.Lines}
 	rep.Diagnoses, rep.Ineffective = []Diagnosis{}, []Ineffective{}
 	if rep.Events == nil {
 		rep.Events = []parser.Event{}
@@ -203,6 +204,7 @@ func Merge(reps []Report) Report {
 	for _, r := range reps {
 		ids := map[string]string{}
 		out.Inputs = append(out.Inputs, r.Inputs...)
+		out.Lines += r.Lines
 		for _, ev := range r.Events {
 			n++
 			id := "e" + itoa(n)

@@ -103,6 +103,13 @@ func (t *textWriter) report(rep advice.Report) {
 		if name == "-" {
 			name = "standard input"
 		}
+		if rep.Lines == 0 && name != "standard input" {
+			// (an empty standard input gets the command's hint that
+			// tracebacks go to stderr instead)
+			t.line(t.st.good.Render("✓ No out-of-memory failure found") + ": " + SafeLine(name) + " is empty.")
+			t.para("  ", "Pass the log of the run that failed (python train.py 2>&1 | oomdoc, or the file it was written to).")
+			return
+		}
 		t.line(t.st.good.Render("✓ No out-of-memory failure found") + " in " + SafeLine(name) + ".")
 		t.para("  ", "oomdoc looked for PyTorch (CUDA, ROCm, MPS, XPU, NPU, CPU), cuDNN/cuBLAS/NCCL, vLLM, TGI, JAX/XLA, TensorFlow, PaddlePaddle, ONNX Runtime, TensorRT, CTranslate2, MLX, llama.cpp, Windows paging-file and host OOM-killer messages, and for any error that speaks of running out of memory. If this run did crash, pass the whole log — the error is often above the last lines.")
 		t.measured(t.snap)

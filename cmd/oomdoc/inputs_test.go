@@ -257,3 +257,15 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// TestEmptyFile: an empty file is named as empty, not searched in vain.
+func TestEmptyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "train.log")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runWith(t, "", "--color=never", path)
+	if r.code != 0 || !strings.Contains(r.stdout, "train.log is empty.") {
+		t.Errorf("empty file: code %d, stdout %q", r.code, r.stdout)
+	}
+}
