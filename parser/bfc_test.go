@@ -40,3 +40,18 @@ func TestBFCStats(t *testing.T) {
 		t.Errorf("two dumps: total %v allocated %v, want its own dump's 10740170752 and 9867001856", ev.TotalBytes, ev.AllocatedBytes)
 	}
 }
+
+// TestXLADeviceFromBFCLine: an XLA failure whose message names no device
+// runs on the pool the BFC allocator's line just above names.
+func TestXLADeviceFromBFCLine(t *testing.T) {
+	log := "2024-06-01 10:00:00.000000: W external/xla/xla/tsl/framework/bfc_allocator.cc:291] Allocator (GPU_1_bfc) ran out of memory trying to allocate 12.00GiB with freed_by_count=0.\n" +
+		"2024-06-01 10:00:01.000000: E external/xla/xla/pjrt/pjrt_stream_executor_client.cc:3067] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 12884901888 bytes.\n"
+	res, err := Parse(strings.NewReader(log), "x")
+	if err != nil || len(res.Events) != 1 {
+		t.Fatalf("err %v, %d events", err, len(res.Events))
+	}
+	d := res.Events[0].Device
+	if res.Events[0].Kind != KindXLA || d == nil || d.Type != "cuda" || d.Index == nil || *d.Index != 1 {
+		t.Errorf("kind %s, device %+v, want an XLA failure on cuda:1", res.Events[0].Kind, d)
+	}
+}

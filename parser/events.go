@@ -73,6 +73,9 @@ func (s *scanner) close(stream string) {
 	if ev.Framework == "" {
 		ev.Framework = frameworkOf(ev)
 	}
+	if ev.Device == nil && ev.Kind == KindXLA {
+		ev.Device = bfcDevice(ev.ContextLines)
+	}
 	ev.RaisedFrom = raisedFrom(ev)
 	s.add(ev)
 }

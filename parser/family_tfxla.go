@@ -38,6 +38,20 @@ func fillTF(ev *Event, msg string) {
 	ev.Device = tfDevice(msg)
 }
 
+// bfcDevice is the device an XLA failure ran on when its own message names
+// none: the BFC allocator's line just above names its pool ("Allocator
+// (GPU_0_bfc) ran out of memory trying to allocate 12.00GiB").
+func bfcDevice(lines []Span) *Device {
+	for k := len(lines) - 1; k >= 0 && k >= len(lines)-4; k-- {
+		if strings.Contains(lines[k].Text, "_bfc") {
+			if d := tfDevice(lines[k].Text); d != nil {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
 // tfDevice reads "/device:GPU:2" or "GPU_2_bfc" from a TensorFlow message.
 func tfDevice(msg string) *Device {
 	m := reTFDevice.FindStringSubmatch(msg)
