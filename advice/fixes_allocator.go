@@ -2,12 +2,16 @@ package advice
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/oomdoc/oomdoc/parser"
 )
 
 func fragmentationFixes(c *fixContext) []Fix {
 	if c.f.Ev.Kind == parser.KindXLA {
+		if s, ok := c.f.Setting("XLA_PYTHON_CLIENT_PREALLOCATE"); ok && strings.EqualFold(strings.Trim(s.Value, `'"`), "true") {
+			return nil // already preallocating: the pool did not grow, so it did not fragment growing
+		}
 		return []Fix{{
 			ID:      "xla-preallocate",
 			Title:   "Let XLA preallocate its pool (or give it a fixed fraction)",

@@ -95,7 +95,9 @@ func noticeCues() []noticeCue {
 // "'torch_dtype': 'float32'"), a longer name before a shorter one it
 // ends in.
 func settingNames() []string {
-	return []string{"max_pixels", "min_pixels", "batch_size", "per_device_train_batch_size", "per_device_eval_batch_size", "gradient_accumulation_steps", "train_batch_size", "eval_batch_size", "max_new_tokens", "max_length", "max_seq_length", "max_model_len", "max-model-len", "max_num_seqs", "max-num-seqs", "gpu_memory_utilization", "gpu-memory-utilization", "enable_thinking", "thinking_budget", "torch_dtype", "dtype", "load_in_4bit", "load_in_8bit", "attn_implementation", "output_attentions", "device_map", "gradient_checkpointing", "num_workers", "num_beams", "hd_num", "cache_implementation", "low_cpu_mem_usage", "use_cache", "image_size", "resolution", "height", "width", "max_split_size_mb", "expandable_segments", "num_logits_to_keep", "logits_to_keep"}
+	return []string{"max_pixels", "min_pixels", "batch_size", "per_device_train_batch_size", "per_device_eval_batch_size", "gradient_accumulation_steps", "train_batch_size", "eval_batch_size", "max_new_tokens", "max_length", "max_seq_length", "max_model_len", "max-model-len", "max_num_seqs", "max-num-seqs", "gpu_memory_utilization", "gpu-memory-utilization", "enable_thinking", "thinking_budget", "torch_dtype", "dtype", "load_in_4bit", "load_in_8bit", "attn_implementation", "output_attentions", "device_map", "gradient_checkpointing", "num_workers", "num_beams", "hd_num", "cache_implementation", "low_cpu_mem_usage", "use_cache", "image_size", "resolution", "height", "width", "max_split_size_mb", "expandable_segments", "num_logits_to_keep", "logits_to_keep",
+		// JAX's allocator switches, as exported: "export XLA_PYTHON_CLIENT_PREALLOCATE=false"
+		"XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR"}
 }
 
 // modelKeys are the keys reModelFlag reads a model id after ("model_id=",
@@ -303,6 +305,9 @@ func (c *contextScanner) scan(text string, no int) {
 			}
 			if name == "dtype" && !strings.Contains(text, "from_pretrained") && !strings.Contains(text, "--dtype") && !strings.Contains(text, "LLM(") {
 				continue // softmax(…, dtype=torch.float32) says nothing about the weights
+			}
+			if strings.HasPrefix(name, "XLA_") && !strings.Contains(text, "export ") && !strings.HasPrefix(trim, name) && !strings.Contains(text, "environ") {
+				continue // an environment variable is set by a shell or os.environ, not named in a hint
 			}
 			if c.once("set:"+name+"="+m[2]) && len(c.ctx.Settings) < maxContextFacts {
 				c.ctx.Settings = append(c.ctx.Settings, Setting{Name: name, Value: m[2], Line: no})

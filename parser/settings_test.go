@@ -24,6 +24,8 @@ func TestSettingsFromContext(t *testing.T) {
 		{"a vLLM command line", `python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen1.5-14B-Chat --dtype half --gpu-memory-utilization 0.95 --max-model-len 8192`, []string{"dtype=half", "gpu_memory_utilization=0.95", "max_model_len=8192"}},
 		{"a flag with = still reads once", `vllm serve M --gpu-memory-utilization=0.9`, []string{"gpu_memory_utilization=0.9"}},
 		{"a flag followed by another flag has no value", `vllm serve M --dtype --max-num-seqs 8`, []string{"max_num_seqs=8"}},
+		{"an exported JAX allocator switch", `+ export XLA_PYTHON_CLIENT_PREALLOCATE=false`, []string{"XLA_PYTHON_CLIENT_PREALLOCATE=false"}},
+		{"a JAX switch a hint only names", `If you run out of memory, try XLA_PYTHON_CLIENT_PREALLOCATE=false`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := Parse(strings.NewReader(tc.line+"\n"+oom), "in.log")

@@ -50,6 +50,14 @@ func checkFragmentation(f *Facts) *Finding {
 		fd.Explanation = "With preallocation disabled (XLA_PYTHON_CLIENT_PREALLOCATE=false) or the platform allocator, XLA grows its pool on demand and can fail to find a contiguous block although enough memory is free in total."
 		fd.Decide = "whether XLA_PYTHON_CLIENT_PREALLOCATE / XLA_PYTHON_CLIENT_ALLOCATOR are set, and the jaxlib version"
 		fd.Evidence = append(fd.Evidence, f.EventLine())
+		for _, name := range []string{"XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_ALLOCATOR"} {
+			if s, ok := f.Setting(name); ok {
+				// the log says how the pool was set up: what is left to
+				// decide is the version
+				fd.Decide = "the jaxlib version (" + name + "=" + s.Value + " is set)"
+				fd.Evidence = append(fd.Evidence, Evidence{Input: f.Input, Line: s.Line, Text: s.Name + "=" + s.Value})
+			}
+		}
 		return fd
 	}
 	if e, ok := f.measuredFragmentation(); ok {
