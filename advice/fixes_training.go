@@ -34,7 +34,7 @@ func activationFixes(c *fixContext) []Fix {
 			ID:      "smaller-micro-batch",
 			Title:   "Halve the micro-batch and double gradient accumulation",
 			Why:     "Activations scale with the micro-batch; accumulation keeps the effective batch (and the results) the same.",
-			Snippet: "# Keras 3: model.fit(..., batch_size=B // 2) with keras.optimizers.AdamW(..., gradient_accumulation_steps=2)\n# optax: optax.MultiSteps(optimizer, every_k_schedule=2)",
+			Snippet: "# Keras 3: model.fit(..., batch_size=B // 2) with keras.optimizers.AdamW(..., gradient_accumulation_steps=2)\n#   a tf.data pipeline sets its own batch, which fit's batch_size does not change: ds.batch(B // 2)\n# optax: optax.MultiSteps(optimizer, every_k_schedule=2)",
 			Caveat:  "Slower per sample.",
 		}}
 	}
