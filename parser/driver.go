@@ -345,8 +345,36 @@ func (s *scanner) keepTail(b []byte, next int) {
 	if len(b)-start > tailKeep {
 		start = len(b) - tailKeep
 	}
-	s.tailBuf = append(s.tailBuf[:0], b[start:]...)
+	if start == 0 && lines < ringSize && len(s.tailBuf) > 0 && len(s.tailBuf)+len(b) <= tailKeep {
+		// A block of fewer lines than a replay needs (a read can end a
+		// block anywhere, even one line after the last): the lines before
+		// it are the previous block's kept tail, and they stay.
+		keep := lastLines(s.tailBuf, ringSize-lines)
+		n := copy(s.tailBuf, keep) // keep is tailBuf's end: copy moves it to the front
+		s.tailBuf = append(s.tailBuf[:n], b...)
+	} else {
+		s.tailBuf = append(s.tailBuf[:0], b[start:]...)
+	}
 	s.tailFirst = next - countLines(s.tailBuf)
+}
+
+// lastLines returns the last n lines of b, a run of whole lines.
+func lastLines(b []byte, n int) []byte {
+	start := len(b)
+	if start > 0 && b[start-1] == '\n' {
+		start--
+	}
+	for ; n > 0 && start > 0; n-- {
+		start = lastNewline(b[:start]) + 1
+		if start == 0 {
+			break
+		}
+		start--
+	}
+	if start > 0 {
+		start++ // the line after the newline where the walk stopped
+	}
+	return b[start:]
 }
 
 // replayTail feeds up to n lines kept from the previous block that were

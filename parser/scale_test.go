@@ -3,6 +3,7 @@ package parser
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 
@@ -116,5 +117,31 @@ func TestTracebackAcrossBlocks(t *testing.T) {
 		if len(fast.Events) != 1 || len(fast.Events[0].Frames) != 2 || fast.Events[0].Phase != PhaseBackward {
 			t.Fatalf("split %d: %d events, frames %v", back, len(fast.Events), fast.Events)
 		}
+	}
+}
+
+// TestFastReadKeepsTailAcrossShortBlocks: when a read ends a block just
+// before the failure, leaving a block of a line or two, the lines a replay
+// needs are still those before it — here CRLF noise whose every line holds
+// a key but is quiet, with the failure in the last bytes of a 1.1 MB log
+// and no final newline (a review's reproducer).
+func TestFastReadKeepsTailAcrossShortBlocks(t *testing.T) {
+	var b bytes.Buffer
+	// noise up to just before the edge of the first read (blockSize +
+	// MaxLineBytes), so that the next line straddles it and becomes a
+	// block of its own, and the failure's line, unterminated, another
+	for n := 0; b.Len() < blockSize+MaxLineBytes-100; n++ {
+		fmt.Fprintf(&b, "[rank%d]:[W kernel %d] allocator cache flush skipped, will retry at step %d\r\n", n%4, n, 1000+(n*7919)%9000)
+	}
+	b.WriteString("2024-11-02 09:14:07.5512 [E:onnxruntime:, sequential_executor.cc:516 ExecuteKernel] Non-zero status code returned while running Softmax node. Name:'/decoder/layers.3/attn/Softmax' Status Message: \r\n")
+	b.WriteString("/onnxruntime_src/onnxruntime/core/framework/bfc_arena.cc:376 void* onnxruntime::BFCArena::AllocateRawInternal(size_t, bool, onnxruntime::Stream*, bool, onnxruntime::WaitNotificationFn) Failed to allocate memory for requested buffer of size 402653184")
+	data := b.Bytes()
+	fast, _ := Parse(bytes.NewReader(data), "x")
+	slow, _ := parseLines(bytes.NewReader(data), "x", true)
+	if len(fast.Events) != 1 {
+		t.Fatalf("%d events, want 1", len(fast.Events))
+	}
+	if a, c := resultJSON(t, fast), resultJSON(t, slow); a != c {
+		t.Errorf("fast and full reads differ\nfast: %.600s\nfull: %.600s", a, c)
 	}
 }
