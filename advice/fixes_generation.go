@@ -14,13 +14,19 @@ func kvFixes(c *fixContext) []Fix {
 		return servingFixes(c)
 	}
 	if c.f.Ev.Framework == "ggml" {
-		return []Fix{{
+		smaller := Fix{
 			ID:      "smaller-context",
 			Title:   "Lower the context size",
 			Why:     "llama.cpp sizes the KV cache and its compute buffers for the whole context (-c / num_ctx) when the model is loaded.",
 			Snippet: "llama-server -m model.gguf -c 8192      # ollama: PARAMETER num_ctx 8192",
 			Caveat:  "Longer prompts no longer fit.",
-		}, {
+		}
+		if q := c.fd.Quantities; q.SeqLen > 8192 && q.KVBytesPerTok > 0 {
+			// the cache's shape is the log's (kv-cache's arithmetic)
+			smaller.SavesBytes = bytesp((q.SeqLen - 8192) * q.KVBytesPerTok)
+			smaller.Saving = fmt.Sprintf("n_ctx %s → 8,192: the KV cache %s → %s", commas(q.SeqLen), size(q.SeqLen*q.KVBytesPerTok), size(8192*q.KVBytesPerTok))
+		}
+		return []Fix{smaller, {
 			ID:      "ggml-kv-cache-q8",
 			Title:   "Store the KV cache in 8 bits",
 			Why:     "q8_0 halves the KV cache of f16.",

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/oomdoc/oomdoc/parser"
@@ -46,6 +47,25 @@ func kvCue() cue {
 	return words("past_key_value", "kv_cache", "kv_caches", "KVCache", "RotatingKVCache", "QuantizedKVCache", "ExLlamaV2Cache", "key_cache", "value_cache", "cache_utils.py", "setup_caches", "StaticCache", "DynamicCache", "HybridCache", "SlidingWindowCache", "OffloadedCache", "QuantizedCache", "DynamicLayer", "StaticLayer", "cache.update", "past_key_values", "layer_past", "k_cache", "v_cache", "allocate_kv", "_allocate_kv_cache", "initialize_kv_cache", "cache_engine", "CacheEngine", "token_to_kv_pool", "mem_cache/", "kv_cache_manager", "KVCacheManager", "llama_kv_cache_", "buffer for kv cache", "max_cache_len", "cache_shape")
 }
 
+// ggmlCacheShape reads the KV cache's shape from llama.cpp's own lines
+// ("n_layer = 32", "n_head_kv = 8", "n_embd_head_k = 128", "n_ctx =
+// 131072"); ok is false unless all four are printed.
+func (f *Facts) ggmlCacheShape() (layers, heads, dim, ctx int64, ok bool) {
+	if f.Ev.Framework != "ggml" {
+		return 0, 0, 0, 0, false
+	}
+	var v [4]int64
+	for i, name := range []string{"n_layer", "n_head_kv", "n_embd_head_k", "n_ctx"} {
+		s, found := f.Setting(name)
+		n, err := strconv.ParseInt(s.Value, 10, 64)
+		if !found || err != nil || n <= 0 || n > 1<<24 {
+			return 0, 0, 0, 0, false
+		}
+		v[i] = n
+	}
+	return v[0], v[1], v[2], v[3], true
+}
+
 func checkKVCache(f *Facts) *Finding {
 	ev := f.Ev
 	fd := &Finding{Culprit: "kv-cache", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Inference: true}}
@@ -87,7 +107,12 @@ func checkKVCache(f *Facts) *Finding {
 	} else {
 		return nil
 	}
-	if f.Model != nil {
+	if layers, heads, dim, ctx, ok := f.ggmlCacheShape(); ok && f.Requested > 0 && 2*layers*heads*dim*2*ctx == f.Requested {
+		// llama.cpp printed the cache's shape: an exact identity, f16 K and V
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s = 2 × %d layers × %d KV heads × %d × 2 B × %s tokens (n_ctx)", size(f.Requested), layers, heads, dim, commas(ctx)))
+		fd.Quantities.SeqLen = ctx
+		fd.Quantities.KVBytesPerTok = 2 * layers * heads * dim * 2
+	} else if f.Model != nil {
 		per := f.Model.KVBytesPerToken(2)
 		if per > 0 {
 			fd.Model = f.Model.ID
