@@ -269,3 +269,17 @@ func TestEmptyFile(t *testing.T) {
 		t.Errorf("empty file: code %d, stdout %q", r.code, r.stdout)
 	}
 }
+
+// TestModelFlagOverLogsModel: --model naming another model than the log's
+// says so on stderr; naming the log's own model (or none) says nothing.
+func TestModelFlagOverLogsModel(t *testing.T) {
+	ovis := filepath.Join("..", "..", "fixtures", "reference", "ovis2.5-2b-visual-softmax.log")
+	r := runWith(t, "", "--color=never", "--model", "llava-hf/llava-1.5-13b-hf", ovis)
+	if !strings.Contains(r.stderr, "names AIDC-AI/Ovis2.5-2B; the report uses --model") {
+		t.Errorf("another model: stderr %q", r.stderr)
+	}
+	r = runWith(t, "", "--color=never", "--model", "aidc-ai/ovis2.5-2b", ovis)
+	if strings.Contains(r.stderr, "the report uses --model") {
+		t.Errorf("the log's own model: stderr %q", r.stderr)
+	}
+}

@@ -86,6 +86,7 @@ func (f *ReportFlags) write(env *Env, out io.Writer, reps []advice.Report) error
 		reps = []advice.Report{advice.Merge(reps)}
 	}
 	f.warnUnknownModel(env)
+	f.warnOtherModel(env, reps)
 	opts := f.options(env, out)
 	opts.Measured = f.measured
 	dst := out
@@ -120,6 +121,39 @@ func (f *ReportFlags) warnUnknownModel(env *Env) {
 		return
 	}
 	fmt.Fprintf(env.Stderr, "oomdoc: --model %s is not in the model catalogue and its name gives no parameter count; the report does not use it\n", render.Safe(id))
+}
+
+// warnOtherModel says on stderr when --model names another model than the
+// one the log itself names ("--model llava-hf/llava-1.5-13b-hf" over a log
+// that loads AIDC-AI/Ovis2.5-2B): the report follows the flag, and the
+// user should know it overrode the log.
+func (f *ReportFlags) warnOtherModel(env *Env, reps []advice.Report) {
+	id := strings.TrimSpace(f.Model)
+	if id == "" {
+		return
+	}
+	for _, rep := range reps {
+		if rep.Context == nil {
+			continue
+		}
+		for _, m := range rep.Context.Models {
+			if sameModel(m.ID, id) {
+				return // the log names it too
+			}
+		}
+		if len(rep.Context.Models) > 0 {
+			m := rep.Context.Models[0]
+			fmt.Fprintf(env.Stderr, "oomdoc: --model %s, but %s line %d names %s; the report uses --model\n", render.Safe(id), render.Safe(strings.Join(rep.Inputs, ", ")), m.Line, render.Safe(m.ID))
+			return
+		}
+	}
+}
+
+// sameModel reports whether two model names are one model: equal but for
+// case, or one the other's name without its organisation.
+func sameModel(a, b string) bool {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	return a == b || strings.HasSuffix(a, "/"+b) || strings.HasSuffix(b, "/"+a)
 }
 
 // render writes every report to out.
