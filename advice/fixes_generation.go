@@ -123,23 +123,6 @@ func visualFixes(c *fixContext) []Fix {
 	}}
 }
 
-// ownAttention reports whether the failing frame is the program's own
-// code (no installed package's) and no frame is a transformers model's:
-// attention written by hand ("attn = torch.matmul(q, k.transpose(-1,
-// -2))" in /home/u/model.py).
-func ownAttention(ev *parser.Event) bool {
-	if len(ev.Frames) == 0 {
-		return false
-	}
-	for _, fr := range ev.Frames {
-		if strings.Contains(fr.File, "transformers") || strings.Contains(fr.File, "diffusers") {
-			return false
-		}
-	}
-	f := strings.ReplaceAll(ev.Frames[len(ev.Frames)-1].File, `\`, "/")
-	return !strings.Contains(f, "-packages/") && !strings.Contains(f, "/lib/python")
-}
-
 func attentionFixes(c *fixContext) []Fix {
 	q := c.fd.Quantities
 	sdpa := Fix{
@@ -171,7 +154,7 @@ func attentionFixes(c *fixContext) []Fix {
 	if c.f.Ev.Kind == parser.KindTF {
 		return []Fix{shorter}
 	}
-	if c.f.Model == nil && ownAttention(c.f.Ev) {
+	if c.f.Model == nil && c.f.OwnAttention() {
 		// the scores are the program's own matmul, not a library's layer
 		// (and the log names no model that a loader would load):
 		// the fused kernel is a call to make, not a loading option

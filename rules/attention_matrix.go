@@ -144,6 +144,24 @@ func (f *Facts) framesReachLibraries() bool {
 	return false
 }
 
+// OwnAttention reports whether the failing frame is the program's own
+// code — no installed package's, nor the standard library's — and no frame
+// is a transformers or diffusers model's: attention written by hand
+// ("attn = torch.matmul(q, k.transpose(-1, -2))" in /home/u/model.py).
+func (f *Facts) OwnAttention() bool {
+	frames := f.Ev.Frames
+	if len(frames) == 0 {
+		return false
+	}
+	for _, fr := range frames {
+		if strings.Contains(fr.File, "transformers") || strings.Contains(fr.File, "diffusers") {
+			return false
+		}
+	}
+	last := strings.ReplaceAll(frames[len(frames)-1].File, `\`, "/")
+	return !hasAny(last, libraryPathCue().Words) && !strings.Contains(last, "/lib/python")
+}
+
 // libraryPathCue holds the path parts of installed Python packages.
 func libraryPathCue() cue {
 	return words("site-packages", "dist-packages")

@@ -1,4 +1,4 @@
-package advice
+package rules
 
 import (
 	"testing"
@@ -25,8 +25,8 @@ func TestOwnAttention(t *testing.T) {
 		for _, f := range tc.files {
 			ev.Frames = append(ev.Frames, parser.Frame{File: f})
 		}
-		if got := ownAttention(ev); got != tc.want {
-			t.Errorf("%s: ownAttention = %v, want %v", tc.name, got, tc.want)
+		if got := (&Facts{Ev: ev}).OwnAttention(); got != tc.want {
+			t.Errorf("%s: OwnAttention = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
