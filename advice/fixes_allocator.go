@@ -127,7 +127,20 @@ func imbalanceFixes(c *fixContext) []Fix {
 }
 
 func workspaceFixes(c *fixContext) []Fix {
-	return []Fix{{
+	var fs []Fix
+	if c.f != nil && (c.f.Ev.Framework == "tensorflow" || c.f.Ev.Kind == parser.KindTF) {
+		// TensorFlow's BFC allocator takes nearly the whole device at
+		// start-up unless told to grow: cuDNN and cuBLAS then find no room
+		// for their handles.
+		fs = append(fs, Fix{
+			ID:      "tf-memory-growth",
+			Title:   "Let TensorFlow grow its GPU memory instead of taking it all",
+			Why:     "By default TensorFlow reserves almost all of the device when it starts; cuDNN and cuBLAS, which allocate outside its pool, then cannot create their handles.",
+			Snippet: "for gpu in tf.config.list_physical_devices(\"GPU\"):\n    tf.config.experimental.set_memory_growth(gpu, True)   # before any op runs\n# or: export TF_FORCE_GPU_ALLOW_GROWTH=true",
+			Caveat:  "Memory other processes take meanwhile is not available to TensorFlow later.",
+		})
+	}
+	return append(fs, []Fix{{
 		ID:      "leave-headroom",
 		Title:   "Leave headroom for library workspaces",
 		Why:     "cuBLAS, cuDNN and NCCL allocate outside PyTorch's tensors; they need a few hundred MiB free when first used.",
@@ -139,7 +152,7 @@ func workspaceFixes(c *fixContext) []Fix {
 		Why:     "These library errors are memory only when the device is nearly full.",
 		Snippet: "free, total = torch.cuda.mem_get_info(); print(f\"free {free/2**30:.2f} GiB of {total/2**30:.2f} GiB\")",
 		Caveat:  "None.",
-	}}
+	}}...)
 }
 
 func allocationLimitFixes(c *fixContext) []Fix {

@@ -53,6 +53,11 @@ var (
 	// CL_OUT_OF_RESOURCES exception" (OpenVINO's GPU plugin after the
 	// OpenCL driver ran out of resources)
 	reOpenVINOResources = lazyRE(`GPU plugin can't finish correctly\..*CL_OUT_OF_RESOURCES`)
+	// "[GPU] Exceeded max size of memory object allocation: requested
+	// 11271610368 bytes, but max alloc size supported by device is
+	// 4294959104 bytes." (OpenVINO's GPU plugin, after its check
+	// '!exceed_allocatable_mem_size' failed)
+	reOpenVINOMaxAlloc = lazyRE(`Exceeded max size of memory object allocation(?:: requested (\d+) bytes, but max alloc size supported by device is (\d+) bytes)?`)
 	// "radv/amdgpu: Not enough memory for command submission." (Mesa's
 	// amdgpu winsys: the kernel refused a command submission for memory;
 	// the device is lost next)
@@ -122,6 +127,22 @@ func nativeMatchers() []failureMatcher {
 			locate:  reOpenVINOResources,
 			kind:    KindGeneric,
 			fill:    tag("openvino", "gpu", "openvino-cl-out-of-resources"),
+		},
+		{
+			// OpenVINO's GPU plugin refusing one buffer above the device's
+			// per-allocation maximum: "[GPU] Exceeded max size of memory
+			// object allocation: requested 11271610368 bytes, but max alloc
+			// size supported by device is 4294959104 bytes."
+			name:    "openvino-max-alloc",
+			anchors: []string{"Exceeded max size of memory object allocation"},
+			locate:  reOpenVINOMaxAlloc,
+			kind:    KindGeneric,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "openvino", &Device{Type: "gpu"}, "openvino-max-alloc"
+				if m := reOpenVINOMaxAlloc.FindStringSubmatch(msg); m != nil && m[1] != "" {
+					ev.RequestedBytes, ev.MaxAllocationBytes = sizeOf(m[1]+" bytes"), sizeOf(m[2]+" bytes")
+				}
+			},
 		},
 		{
 			name:    "amdgpu-command-submission",

@@ -21,6 +21,8 @@ var (
 	// "[malloc_or_wait] Unable to allocate 134217728 bytes." (MLX until
 	// 0.24), "[malloc] Unable to allocate 2147483648 bytes." (MLX since)
 	reMLXMemoryLimit = lazyRE(`\[malloc(?:_or_wait)?\] Unable to allocate (\d+ bytes)`)
+	// "ggml_metal_add_buffer: buffer 'data' size 18300780544 is larger than buffer maximum of 17179869184"
+	reGGMLMetalBuffer = lazyRE(`(?:\w+: )?buffer '([^']*)' size (\d+) is larger than buffer maximum of (\d+)`)
 	// "newBufferWith*:length 0x6692c000 must not exceed 1024 MB."
 	reMetalValidation = lazyRE(`newBuffer\S*:length (0x[0-9a-fA-F]+|\d+) must not exceed (\d+ ?[KMG]i?B)`)
 	reTGITokens       = lazyRE(`Not enough memory to handle (\d+) (?:prefill |total )?tokens`)
@@ -167,6 +169,15 @@ func fillMetalValidation(ev *Event, msg string) {
 			ev.RequestedBytes = &n
 		}
 		ev.MaxAllocationBytes = sizeOf(m[2])
+	}
+}
+
+// fillGGMLMetalBuffer reads llama.cpp's Metal buffer check: the buffer's
+// name, its size and the device's maximum buffer length, in bytes.
+func fillGGMLMetalBuffer(ev *Event, msg string) {
+	ev.Framework, ev.Device, ev.Variant = "ggml", &Device{Type: "mps"}, "ggml-metal-buffer"
+	if m := reGGMLMetalBuffer.FindStringSubmatch(msg); m != nil {
+		ev.RequestedBytes, ev.MaxAllocationBytes = sizeOf(m[2]), sizeOf(m[3])
 	}
 }
 

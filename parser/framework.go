@@ -29,6 +29,16 @@ func frameworkOf(ev *Event) string {
 	return ""
 }
 
+// loggerFramework names the framework whose C++ logger printed a line,
+// from the source path in its prefix ("2020-04-12 15:02:12.602337: E
+// tensorflow/stream_executor/cuda/cuda_dnn.cc:329] "), or "".
+func loggerFramework(prefix string) string {
+	if strings.Contains(prefix, " tensorflow/") || strings.Contains(prefix, "external/org_tensorflow/") {
+		return "tensorflow"
+	}
+	return ""
+}
+
 // rustPanic reports whether a line opens a Rust panic:
 //
 //	thread '<unnamed>' panicked at mistralrs-core/src/pipeline/mistral.rs:409:17:
@@ -66,11 +76,11 @@ func packageFramework(file string) string {
 // is unknown (most logs are PyTorch's): the snippets and capture steps
 // written in torch and transformers terms apply to it. TensorFlow, JAX,
 // PaddlePaddle, MLX, llama.cpp (ggml, ollama), MegEngine, NumPy, CuPy,
-// ncnn, ONNX Runtime, CTranslate2, Tenstorrent, Vulkan and Rust runtimes
+// ncnn, ONNX Runtime, CTranslate2, Tenstorrent, Vulkan, darknet and Rust runtimes
 // do not run them.
 func PyTorchStack(framework string) bool {
 	switch framework {
-	case "tensorflow", "jax", "paddle", "paddlepaddle", "mlx", "ggml", "ollama", "megengine", "numpy", "cupy", "ncnn", "tt-metal", "vulkan", "onnxruntime", "ctranslate2", "rust", "matlab", "mkl", "openvino", "yarn":
+	case "tensorflow", "jax", "paddle", "paddlepaddle", "mlx", "ggml", "ollama", "megengine", "numpy", "cupy", "ncnn", "tt-metal", "vulkan", "onnxruntime", "ctranslate2", "rust", "matlab", "mkl", "openvino", "yarn", "darknet":
 		return false
 	}
 	return true

@@ -47,7 +47,7 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// onnxruntime::BFCArena::AllocateRawInternal(…) Failed to allocate
 		// memory for requested buffer of size 15728896"); a bare file name is
 		// a logger's tag ("[W812 16:00:28.6 CUDACachingAllocator.cpp:3933]")
-		reGenericError: lazyRE(`[/\\][\w.-]+\.(?:cc|cpp|cxx|cu|c|h|hpp|mm):\d+\b|\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w(?:Error|Exception|Failure)\b|_?ERROR_|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w|错误|錯誤|报错|失败|失敗|异常|異常|エラー|오류|실패`),
+		reGenericError: lazyRE(`[/\\][\w.-]+\.(?:cc|cpp|cxx|cu|c|h|hpp|mm):\d+\b|\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w(?:Error|Exception|Failure)\b|(?i:\bnon-zero (?:status|exit) (?:code|status)\b)|_?ERROR_|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w|错误|錯誤|报错|失败|失敗|异常|異常|エラー|오류|실패`),
 		// words that make a mention advice, documentation, a handled case, a
 		// warning or a list of possible causes rather than a failure (Ray's
 		// "There are some potential root causes. (1) The process is killed

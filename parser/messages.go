@@ -121,6 +121,17 @@ func frameworkMatchers() []failureMatcher {
 			fill:    fillMetalValidation,
 		},
 		{
+			// llama.cpp's Metal backend refusing one buffer above the
+			// device's maximum buffer length: "ggml_metal_add_buffer: buffer
+			// 'data' size 18300780544 is larger than buffer maximum of
+			// 17179869184"
+			name:    "ggml-metal-buffer",
+			anchors: []string{"larger than buffer maximum"},
+			locate:  reGGMLMetalBuffer,
+			kind:    KindMPS,
+			fill:    fillGGMLMetalBuffer,
+		},
+		{
 			name:    "tensorflow",
 			anchors: []string{"OOM when allocating", "ran out of memory trying to allocate", "Ran out of memory trying to allocate"},
 			locate:  lazyRE(`OOM when allocating|Allocator \(\w+\) ran out of memory trying to allocate \S+ \(rounded|Ran out of memory trying`),
@@ -154,6 +165,17 @@ func frameworkMatchers() []failureMatcher {
 			locate:  lazyRE(`No available memory for the cache blocks|The model's max seq len|To serve at least one request|Free memory on device`),
 			kind:    KindServing,
 			fill:    fillVLLM,
+		},
+		{
+			// SGLang's model runner when the memory left for its KV pool
+			// after the weights is not enough: "RuntimeError: Not enough
+			// memory. Please try to increase --mem-fraction-static. Current
+			// value: self.server_args.mem_fraction_static=0.2"
+			name:    "sglang",
+			anchors: []string{"Please try to increase --mem-fraction-static"},
+			locate:  lazyRE(`Not enough memory\. Please try to increase --mem-fraction-static`),
+			kind:    KindServing,
+			fill:    func(ev *Event, msg string) { ev.Framework, ev.Variant = "sglang", "sglang-mem-fraction" },
 		},
 		{
 			name:    "tgi",
@@ -197,13 +219,29 @@ func frameworkMatchers() []failureMatcher {
 			},
 		},
 		{
-			name:    "cudnn",
-			anchors: []string{"CUDNN_STATUS_"},
-			locate:  lazyRE(`(?i:cudnn(?: Frontend)? (?:error|failure)):? ?CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_HOST_ALLOCATION_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|EXECUTION_FAILED|MAPPING_ERROR|NOT_SUPPORTED)|CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)`),
+			// TensorFlow's cuda_dnn.cc words a handle that could not be
+			// created ("Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR",
+			// most often for want of memory its BFC allocator already took)
+			// and its convolution layers then fail with "Failed to get
+			// convolution algorithm. This is probably because cuDNN failed to
+			// initialize, so try looking to see if a warning log message was
+			// printed above."
+			name: "cudnn",
+			// darknet stops when no convolution algorithm's workspace fits
+			// in the memory left: "Error: cuDNN isn't found FWD algo for
+			// convolution." (and "BWD filter", "BWD data")
+			anchors: []string{"CUDNN_STATUS_", "cuDNN failed to initialize", "cuDNN isn't found"},
+			locate:  lazyRE(`(?i:cudnn(?: Frontend)? (?:error|failure)|Could not create cudnn handle):? ?CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_HOST_ALLOCATION_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|EXECUTION_FAILED|MAPPING_ERROR|NOT_SUPPORTED)|CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)|Failed to get convolution algorithm\. This is probably because cuDNN failed to initialize|cuDNN isn't found (?:FWD|BWD(?: filter| data)?) algo for convolution`),
 			kind:    KindCUDNN,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
 				ev.Suspected = !strings.Contains(msg, "ALLOC_FAILED") && !strings.Contains(msg, "ALLOCATION_FAILED")
+				switch {
+				case strings.Contains(msg, "Failed to get convolution algorithm"):
+					ev.Framework = "tensorflow"
+				case strings.Contains(msg, "cuDNN isn't found"):
+					ev.Framework = "darknet"
+				}
 			},
 		},
 		{

@@ -453,6 +453,9 @@ func (s *scanner) open(m *failureMatcher, raw string, st stripped, text string, 
 		// A GUI that dropped a newline left the failing code line in front.
 		ev.ContextLines = append(ev.ContextLines, Span{Line: no, Text: clip(code, 300)})
 	}
+	if strings.HasSuffix(raw, st.text) {
+		ev.Framework = loggerFramework(raw[:len(raw)-len(st.text)])
+	}
 	ev.Frames = tb.take()
 	p := &pending{ev: ev, m: m, lastNo: no, lastLen: max(len(text), len(raw))}
 	p.msg.WriteString(cleanMessage(text[start:]))
