@@ -11,6 +11,7 @@ import (
 // Signals of attention-matrix.
 const (
 	attnScoreShape = "attention-matrix/score-shape"
+	attnSquare     = "attention-matrix/square-shape"
 	attnFrames     = "attention-matrix/attention-frames"
 	attnEager      = "attention-matrix/eager-fallback"
 	attnHuge       = "attention-matrix/huge-single-request"
@@ -29,7 +30,8 @@ func attentionMatrix() Culprit {
 		Excludes:       []string{parser.KindHostKill, parser.KindCPU, parser.KindServing},
 		ExcludesPhases: []string{parser.PhaseLoad, parser.PhaseOptimizer},
 		Signals: []Signal{
-			{Name: attnScoreShape, Strength: EvidenceSignal, Start: 2.5, Doc: "the failing tensor's shape is [batch, heads, s, s]"},
+			{Name: attnScoreShape, Strength: EvidenceSignal, Start: 2.5, Doc: "the failing tensor's shape is [batch, heads, s, s] and its op or frames name attention"},
+			{Name: attnSquare, Strength: HypothesisSignal, Start: 0.5, Doc: "the failing tensor's shape is [b, n, s, s] but nothing names attention: an image feature map [batch, channels, h, w] has the same form"},
 			{Name: attnFrames, Strength: EvidenceSignal, Start: 1.5, Doc: "a frame or nearby line computes attention scores"},
 			{Name: attnEager, Strength: EvidenceSignal, Start: 0.5, Doc: "the log shows the model falling back to eager attention"},
 			{Name: attnHuge, Strength: HypothesisSignal, Start: 0.5, Doc: "one request a large share of the device (or beyond any device) outside training"},
@@ -56,14 +58,34 @@ func checkAttentionMatrix(f *Facts) *Finding {
 	if s := ev.TensorShape; scoreShaped(s, dtypeBytes(ev.TensorDType), attentionNamed(ev.Message)) && !convOp(ev.Message) {
 		bytes := dtypeBytes(ev.TensorDType)
 		n := s[0] * s[1] * s[2] * s[3] * max(bytes, 1)
-		fd.fire(attnScoreShape)
 		fd.Quantities.Batch, fd.Quantities.Heads, fd.Quantities.SeqLen, fd.Quantities.BytesPerElem = s[0], s[1], s[2], bytes
-		fd.Title = fmt.Sprintf("A [%d, %d, %d, %d] attention-score tensor", s[0], s[1], s[2], s[3])
 		if bytes > 0 {
 			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%d batch × %d heads × %d × %d × %d B = %s per layer", s[0], s[1], s[2], s[3], bytes, size(n)))
 		}
-		fd.Explanation = "The tensor that failed has the shape of attention scores: batch × heads × sequence × sequence. It grows with the square of the sequence length and linearly with the batch, and training keeps one per layer for the backward pass."
 		fd.Evidence = append(fd.Evidence, f.EventLine())
+		e, framed := f.Find(attentionCue())
+		if !attentionNamed(ev.Message) && !framed {
+			if s[0] > 1024 {
+				// Thousands of samples at once is a dataset fed whole
+				// (evaluation in one sess.run), which a feature map
+				// explains as well and attention's s² would have stopped
+				// long before.
+				return nil
+			}
+			// A square trailing pair is also an image's height × width:
+			// the shape alone is a hypothesis.
+			fd.fire(attnSquare)
+			fd.Title = fmt.Sprintf("A [%d, %d, %d, %d] tensor: attention scores, or a feature map", s[0], s[1], s[2], s[3])
+			fd.Explanation = "The tensor that failed has the form of attention scores, batch × heads × sequence × sequence, but nothing in the log names attention, and an image feature map (batch × channels × height × width) has the same form. Either way it grows with the leading dimension: the batch."
+			fd.Decide = "the op that failed: the node name TensorFlow prints below the message ([[{{node …}}]]), or the traceback's innermost frames"
+			return fd
+		}
+		fd.fire(attnScoreShape)
+		if framed {
+			fd.Evidence = append(fd.Evidence, e)
+		}
+		fd.Title = fmt.Sprintf("A [%d, %d, %d, %d] attention-score tensor", s[0], s[1], s[2], s[3])
+		fd.Explanation = "The tensor that failed has the shape of attention scores: batch × heads × sequence × sequence. It grows with the square of the sequence length and linearly with the batch, and training keeps one per layer for the backward pass."
 		return fd
 	}
 	if e, ok := f.Find(attentionCue()); ok {

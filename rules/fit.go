@@ -17,12 +17,13 @@ type labelled struct {
 // start its signal declares, so a signal seen in two logs moves a little
 // and one never seen keeps the domain knowledge it started with.
 const (
-	fitIterations = 2000
-	fitRate       = 0.5 // step size on the mean gradient per case
-	fitL2Evidence = 1.0 // strength of the pull back to the declared starts, in cases: evidence
-	fitL2Weak     = 0.5 // … and hypotheses, priors and the unknown class, which must stay modest
-	uMass         = 0.5
-	priorSmooth   = 20.0 // pseudo-counts pulling a context's base rates to the global ones
+	fitIterations   = 2000
+	fitRate         = 0.5 // step size on the mean gradient per case
+	fitL2Evidence   = 1.0 // strength of the pull back to the declared starts, in cases: evidence
+	fitL2Weak       = 0.5 // … and hypotheses, priors and the unknown class, which must stay modest
+	uMass           = 0.5
+	priorSmooth     = 20.0 // pseudo-counts pulling a context's base rates to the global ones
+	priorAcceptable = 0.3  // the share of a case's count its acceptable causes get in the base rates
 )
 
 // calibrationFolds is how many folds the fitter splits its own cases into
@@ -188,8 +189,18 @@ func fitPriors(cases []labelled, cs []Culprit) map[string]map[string]float64 {
 		if per[lc.a.context] == nil {
 			per[lc.a.context] = map[string]float64{}
 		}
-		global[lc.root]++
-		per[lc.a.context][lc.root]++
+		// A label's acceptable causes are fair diagnoses too: they share
+		// the count as the fitting targets share the mass.
+		root := 1.0
+		if len(lc.acceptable) > 0 {
+			root = 1 - priorAcceptable
+		}
+		global[lc.root] += root
+		per[lc.a.context][lc.root] += root
+		for _, a := range lc.acceptable {
+			global[a] += (1 - root) / float64(len(lc.acceptable))
+			per[lc.a.context][a] += (1 - root) / float64(len(lc.acceptable))
+		}
 		total++
 	}
 	out := map[string]map[string]float64{}
@@ -259,6 +270,7 @@ type verdict struct {
 	confidence  float64 // its confidence
 	right1      bool    // the first culprit is the label's or an acceptable one
 	right3      bool    // one of the first three is
+	basis       string
 }
 
 // judge ranks a case's findings with the weights and compares them with
@@ -273,6 +285,7 @@ func judge(lc *labelled, cs []Culprit, w Weights) verdict {
 		if i == 0 {
 			v.first, v.confidence = fd.Culprit, fd.Confidence
 			v.right1 = ok[fd.Culprit]
+			v.basis = string(fd.Basis)
 		}
 		if i < 3 && ok[fd.Culprit] {
 			v.right3 = true
