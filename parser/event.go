@@ -185,6 +185,12 @@ type Frame struct {
 	LogLine  int    `json:"log_line"` // where the frame was printed in the input
 }
 
+// CueText is the frame as the cues read it: its code, its function as a
+// call ("validate(" for a frame "in validate") and its file — the form
+// phase detection reads frames in, so that a culprit's cue and the phase
+// never disagree over a frame.
+func (f Frame) CueText() string { return f.Code + " " + f.Function + "( " + f.File }
+
 // A Span is one quoted input line with its position.
 type Span struct {
 	Line int    `json:"line"`

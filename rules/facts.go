@@ -241,7 +241,7 @@ func (f *Facts) FindAfter(c cue) (Evidence, bool) {
 }
 
 // searched is the texts Find searches, in its order, built on first use:
-// each frame as code, function and file, innermost first; the context
+// each frame as its CueText, innermost first; the context
 // lines, nearest first; the message; the first followingCued lines after
 // the failure.
 func (f *Facts) searched() *parser.TextSet {
@@ -252,7 +252,7 @@ func (f *Facts) searched() *parser.TextSet {
 	texts := make([]string, 0, len(ev.Frames)+len(ev.ContextLines)+1+followingCued)
 	for k := len(ev.Frames) - 1; k >= 0; k-- {
 		fr := ev.Frames[k]
-		texts = append(texts, fr.Code+" "+fr.Function+" "+fr.File)
+		texts = append(texts, fr.CueText())
 	}
 	for k := len(ev.ContextLines) - 1; k >= 0; k-- {
 		texts = append(texts, ev.ContextLines[k].Text)
