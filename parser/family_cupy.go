@@ -37,7 +37,7 @@ func cupyMatchers() []failureMatcher {
 				ev.Framework, ev.Variant = "cupy", "cupy-memory-pool"
 				ev.Device = &Device{Type: "cuda"}
 				m := cupyRes().reCuPyAlloc.FindStringSubmatch(msg)
-				ev.RequestedBytes = sizeOf(strings.ReplaceAll(m[1], ",", "") + " bytes")
+				requestOf(ev, strings.ReplaceAll(m[1], ",", "")+" bytes")
 				ev.AllocatedBytes = sizeOf(strings.ReplaceAll(m[2], ",", "") + " bytes")
 			},
 		},

@@ -57,3 +57,29 @@ func TestKernelKillResident(t *testing.T) {
 		t.Errorf("resident %v, want %d", got, want)
 	}
 }
+
+// TestSignalNineExitCodes: a process that exits on SIGKILL, as a launcher
+// or Python's subprocess reports it (a negative code is the signal), is a
+// host kill; other negative codes and other signals are not.
+func TestSignalNineExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		kill bool
+	}{
+		{"ERROR: error code -9", true},
+		{"subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit status -9.", true},
+		{"subprocess.CalledProcessError: Command '['python', 'train.py']' died with <Signals.SIGKILL: 9>.", true},
+		{"ERROR: error code -11", false},
+		{"subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit status 1.", false},
+		{"exit code -90 from the solver", false},
+	} {
+		res, err := Parse(strings.NewReader(tc.line+"\n"), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		kill := len(res.Events) == 1 && res.Events[0].Kind == KindHostKill
+		if kill != tc.kill || len(res.Events) > 1 {
+			t.Errorf("%q: %d events (host kill %v), want host kill %v", tc.line, len(res.Events), kill, tc.kill)
+		}
+	}
+}

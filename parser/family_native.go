@@ -75,7 +75,7 @@ func nativeMatchers() []failureMatcher {
 			kind:    KindNCCL,
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Device = "nccl", &Device{Type: "cuda"}
-				ev.RequestedBytes = sizeOf(reNCCLAlloc.FindStringSubmatch(msg)[1])
+				requestOf(ev, reNCCLAlloc.FindStringSubmatch(msg)[1])
 			},
 		},
 		{
@@ -104,7 +104,7 @@ func nativeMatchers() []failureMatcher {
 			kind:    KindCPU,
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Device, ev.Variant = "paddlepaddle", &Device{Type: "cpu"}, "paddle-host-alloc"
-				ev.RequestedBytes = sizeOf(rePaddleHostAlloc.FindStringSubmatch(msg)[1])
+				requestOf(ev, rePaddleHostAlloc.FindStringSubmatch(msg)[1])
 			},
 		},
 		{
@@ -140,7 +140,8 @@ func nativeMatchers() []failureMatcher {
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Device, ev.Variant = "openvino", &Device{Type: "gpu"}, "openvino-max-alloc"
 				if m := reOpenVINOMaxAlloc.FindStringSubmatch(msg); m != nil && m[1] != "" {
-					ev.RequestedBytes, ev.MaxAllocationBytes = sizeOf(m[1]+" bytes"), sizeOf(m[2]+" bytes")
+					requestOf(ev, m[1]+" bytes")
+					ev.MaxAllocationBytes = sizeOf(m[2] + " bytes")
 				}
 			},
 		},
@@ -248,7 +249,7 @@ func nativeMatchers() []failureMatcher {
 			kind:    KindMPS,
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Device, ev.Variant, ev.Hint = "pytorch", &Device{Type: "mps"}, "mps-invalid-buffer", "allocation-limit"
-				ev.RequestedBytes = sizeOf(reMPSInvalidBuffer.FindStringSubmatch(msg)[1])
+				requestOf(ev, reMPSInvalidBuffer.FindStringSubmatch(msg)[1])
 			},
 		},
 		{
@@ -286,7 +287,7 @@ func nativeMatchers() []failureMatcher {
 			kind:    KindCPU,
 			fill: func(ev *Event, msg string) {
 				ev.Device, ev.Variant = &Device{Type: "cpu"}, "tcmalloc-large-alloc"
-				ev.RequestedBytes = sizeOf(reTcmalloc.FindStringSubmatch(msg)[1])
+				requestOf(ev, reTcmalloc.FindStringSubmatch(msg)[1])
 				// "== 0x5581…" is an allocation that succeeded: only a log that
 				// ends right after it (the kernel killed the process) makes it
 				// the failure. "== (nil)" is the failure itself.
@@ -335,7 +336,7 @@ func fillPaddle(ev *Event, msg string) {
 		ev.Device.Type = "cuda"
 	}
 	if m[3] != "" {
-		ev.RequestedBytes = sizeOf(m[3])
+		requestOf(ev, m[3])
 		ev.FreeBytes = sizeOf(m[5])
 	} else {
 		ev.Truncated = true
@@ -348,7 +349,7 @@ func fillPaddle(ev *Event, msg string) {
 func fillTT(ev *Event, msg string) {
 	ev.Framework, ev.Device, ev.Variant = "tt-metal", &Device{Type: "tenstorrent"}, "tt-metal-bank-allocator"
 	if m := reTTAlloc.FindStringSubmatch(msg); m != nil {
-		ev.RequestedBytes = sizeOf(m[1])
+		requestOf(ev, m[1])
 	}
 	for _, m := range reTTField.FindAllStringSubmatch(msg, 3) {
 		v := sizeOf(m[2])

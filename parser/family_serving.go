@@ -40,7 +40,7 @@ func fillVLLM(ev *Event, msg string) {
 	}
 	if m := reVLLMV1.FindStringSubmatch(msg); m != nil {
 		ev.MaxModelLen = int64p(m[1])
-		ev.RequestedBytes = sizeOf(m[2])
+		requestOf(ev, m[2])
 		ev.KVCacheAvailableBytes = sizeOf(m[3])
 		ev.Variant = "vllm-v1"
 	}
@@ -53,7 +53,7 @@ func fillVLLM(ev *Event, msg string) {
 		}
 		ev.FreeBytes = sizeOf(m[3] + " GiB")
 		ev.TotalBytes = sizeOf(m[4] + " GiB")
-		ev.RequestedBytes = sizeOf(m[6] + " GiB")
+		requestOf(ev, m[6]+" GiB")
 		ev.Variant = "vllm-startup"
 	}
 	if strings.Contains(msg, "No available memory for the cache blocks") {
@@ -76,11 +76,11 @@ func fillTGI(ev *Event, msg string) {
 func fillCPU(ev *Event, msg string) {
 	ev.Framework, ev.Device = "pytorch", &Device{Type: "cpu"}
 	if m := reCPUBytes.FindStringSubmatch(msg); m != nil {
-		ev.RequestedBytes = sizeOf(m[1])
+		requestOf(ev, m[1])
 	}
 	if m := reNumpy.FindStringSubmatch(msg); m != nil {
 		ev.Framework = "numpy"
-		ev.RequestedBytes = sizeOf(strings.Replace(m[1], ". ", " ", 1))
+		requestOf(ev, strings.Replace(m[1], ". ", " ", 1))
 		for _, d := range strings.Split(m[2], ",") {
 			if n, err := strconv.ParseInt(strings.TrimSpace(d), 10, 64); err == nil {
 				ev.TensorShape = append(ev.TensorShape, n)
@@ -99,21 +99,21 @@ func fillGGML(ev *Event, msg string) {
 	switch {
 	case reGGMLAlloc.MatchString(msg):
 		m := reGGMLAlloc.FindStringSubmatch(msg)
-		ev.RequestedBytes = sizeOf(m[1])
+		requestOf(ev, m[1])
 		ev.Device.Index = intp(m[2])
 	case reMegRequest.MatchString(msg):
 		ev.Framework = "megengine"
-		ev.RequestedBytes = sizeOf(reMegRequest.FindStringSubmatch(msg)[1] + " bytes")
+		requestOf(ev, reMegRequest.FindStringSubmatch(msg)[1]+" bytes")
 	case reVulkanAlloc.MatchString(msg):
-		ev.RequestedBytes = sizeOf(reVulkanAlloc.FindStringSubmatch(msg)[1])
+		requestOf(ev, reVulkanAlloc.FindStringSubmatch(msg)[1])
 		ev.Device.Type = "vulkan"
 	case reMetalGGML.MatchString(msg):
 		ev.Kind = KindMPS
 		ev.Device.Type = "mps"
-		ev.RequestedBytes = sizeOf(reMetalGGML.FindStringSubmatch(msg)[1])
+		requestOf(ev, reMetalGGML.FindStringSubmatch(msg)[1])
 	case reGGMLBuffer.MatchString(msg):
 		m := reGGMLBuffer.FindStringSubmatch(msg)
-		ev.RequestedBytes = sizeOf(m[2])
+		requestOf(ev, m[2])
 		name := m[1]
 		if name == "" && strings.Contains(msg, "_cpu_") {
 			name = "CPU" // ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer …
@@ -177,7 +177,8 @@ func fillMetalValidation(ev *Event, msg string) {
 func fillGGMLMetalBuffer(ev *Event, msg string) {
 	ev.Framework, ev.Device, ev.Variant = "ggml", &Device{Type: "mps"}, "ggml-metal-buffer"
 	if m := reGGMLMetalBuffer.FindStringSubmatch(msg); m != nil {
-		ev.RequestedBytes, ev.MaxAllocationBytes = sizeOf(m[2]), sizeOf(m[3])
+		requestOf(ev, m[2])
+		ev.MaxAllocationBytes = sizeOf(m[3])
 	}
 }
 
@@ -194,7 +195,7 @@ func fillMetal(ev *Event, msg string) {
 		return
 	}
 	if m := reMetalMalloc.FindStringSubmatch(msg); m != nil {
-		ev.RequestedBytes = sizeOf(m[1])
+		requestOf(ev, m[1])
 		if m[2] != "" {
 			ev.MaxAllocationBytes = sizeOf(m[2])
 		}

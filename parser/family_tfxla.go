@@ -31,9 +31,9 @@ func fillTF(ev *Event, msg string) {
 		ev.TensorBytes = tensorBytes(ev.TensorShape, m[2])
 	}
 	if m := reTFBFC.FindStringSubmatch(msg); m != nil {
-		ev.RequestedBytes = sizeOf(m[2])
+		requestOf(ev, m[2])
 	} else if m := reTFOld.FindStringSubmatch(msg); m != nil {
-		ev.RequestedBytes = sizeOf(m[1])
+		requestOf(ev, m[1])
 	}
 	ev.Device = tfDevice(msg)
 }
@@ -84,13 +84,13 @@ func fillXLA(ev *Event, msg string) {
 	switch {
 	case reXLARequest.MatchString(msg):
 		m := reXLARequest.FindStringSubmatch(msg)
-		ev.RequestedBytes = sizeOf(m[1])
+		requestOf(ev, m[1])
 		ev.Device = &Device{Index: intp(m[3])}
 	case reXLAFromDevice.MatchString(msg):
 		m := reXLAFromDevice.FindStringSubmatch(msg)
 		// "failed to allocate 17.79G (19104890880 bytes)": the exact count
 		// over the rounded one
-		ev.RequestedBytes = sizeOf(m[2] + " bytes")
+		requestOf(ev, m[2]+" bytes")
 		ev.Device = &Device{Type: "cuda"}
 		// StreamExecutor prints this line for TensorFlow and JAX alike.
 		ev.Variant = "stream-executor"
@@ -114,7 +114,7 @@ func fillXLA(ev *Event, msg string) {
 		ev.Device = &Device{Type: "tpu"}
 	default:
 		if m := reXLABytes.FindStringSubmatch(msg); m != nil {
-			ev.RequestedBytes = sizeOf(m[1])
+			requestOf(ev, m[1])
 		}
 	}
 	if strings.Contains(msg, "XLA:TPU") {

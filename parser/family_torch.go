@@ -61,8 +61,7 @@ func fillTorch(ev *Event, msg string) {
 		// Older releases print a negative size read as unsigned as it
 		// is: "Tried to allocate 17179869184.00 GiB".
 		figure := sizeTextAt(msg[i+len("Tried to allocate "):])
-		ev.RequestedBytes = sizeOf(figure)
-		ev.RequestOverflow = ev.RequestedBytes == nil && oversize(figure)
+		requestOf(ev, figure)
 	}
 	// 1.x layout: "(GPU 0; 4.00 GiB total capacity; 3.51 GiB already allocated; …)"
 	if idx, ok := intAfter(msg, "(GPU "); ok {
@@ -259,7 +258,7 @@ func fillMPS(ev *Event, msg string) {
 		ev.AllocatedBytes = sizeOf(m[1])
 		ev.OtherAllocationsBytes = sizeOf(m[2])
 		ev.TotalBytes = sizeOf(m[3])
-		ev.RequestedBytes = sizeOf(m[4])
+		requestOf(ev, m[4])
 		if strings.Contains(m[1], "GB") || strings.Contains(m[1], "MB") || strings.Contains(m[1], "KB") {
 			ev.Variant = "mps-old-units"
 		}

@@ -149,8 +149,7 @@ func fillGeneric(ev *Event, msg string) {
 			ev.RequestedBytes = tensorBytes([]int64{n}, strings.ToLower(m[2]))
 		}
 	} else if m := genericRes().reGenericRequest.FindStringSubmatch(msg); m != nil {
-		ev.RequestedBytes = sizeOf(m[1])
-		ev.RequestOverflow = ev.RequestedBytes == nil && oversize(m[1])
+		requestOf(ev, m[1])
 	}
 	if m := genericRes().reGenericFree.FindStringSubmatch(msg); m != nil {
 		ev.FreeBytes = sizeOf(m[1] + m[2] + m[3])

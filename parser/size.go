@@ -79,6 +79,16 @@ func oversize(text string) bool {
 	return st == sizeTooLarge
 }
 
+// requestOf sets the event's request from a printed size: its bytes, or —
+// for a size too large for any device — none, with RequestOverflow, so
+// that no family reads an overflowed request as merely unknown.
+func requestOf(ev *Event, text string) {
+	ev.RequestedBytes = sizeOf(text)
+	if ev.RequestedBytes == nil && oversize(text) {
+		ev.RequestOverflow = true
+	}
+}
+
 // parseSize is ParseSize with the reason a text is refused.
 func parseSize(text string) (int64, sizeStatus) {
 	s := dropThousands(strings.TrimSpace(text))
