@@ -2,8 +2,10 @@ package parser
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -56,6 +58,23 @@ func TestBlockKeysAvoidFrequentPivots(t *testing.T) {
 	}
 	if frequent > len(allowed) {
 		t.Errorf("%d passes scan for a frequent byte; the %d allowed keys need at most that many", frequent, len(allowed))
+	}
+}
+
+// TestPrefilterPassBudget: each key group is one pass over every block of a
+// large log, so a new family's anchor should join a group (hold one of the
+// pivots below) rather than open one: a single new pass on a byte that
+// logs print often cost half the prefilter's speed. Raise the budget only
+// with a benchmark (BenchmarkPrefilter) that shows the pass is cheap.
+func TestPrefilterPassBudget(t *testing.T) {
+	const budget = 15
+	groups := parserTables().groups
+	if len(groups) > budget {
+		var pivots []string
+		for _, g := range groups {
+			pivots = append(pivots, fmt.Sprintf("%q×%d", g.pivot, len(g.keys)))
+		}
+		t.Errorf("%d passes per block, budget %d: %s", len(groups), budget, strings.Join(pivots, " "))
 	}
 }
 

@@ -230,7 +230,7 @@ func frameworkMatchers() []failureMatcher {
 			// darknet stops when no convolution algorithm's workspace fits
 			// in the memory left: "Error: cuDNN isn't found FWD algo for
 			// convolution." (and "BWD filter", "BWD data")
-			anchors: []string{"CUDNN_STATUS_", "cuDNN failed to initialize", "cuDNN isn't found"},
+			anchors: []string{"CUDNN_STATUS_", "get convolution algorithm", "algo for convolution"},
 			locate:  lazyRE(`(?i:cudnn(?: Frontend)? (?:error|failure)|Could not create cudnn handle):? ?CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_HOST_ALLOCATION_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|EXECUTION_FAILED|MAPPING_ERROR|NOT_SUPPORTED)|CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)|Failed to get convolution algorithm\. This is probably because cuDNN failed to initialize|cuDNN isn't found (?:FWD|BWD(?: filter| data)?) algo for convolution`),
 			kind:    KindCUDNN,
 			fill: func(ev *Event, msg string) {
