@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/oomdoc/oomdoc/models"
 	"github.com/oomdoc/oomdoc/parser"
@@ -94,13 +95,15 @@ model = %s`, ld.importLine("BitsAndBytesConfig"), ld.callWrapped(c.modelID(), "q
 // reGGUFType reads the quantisation a llama.cpp log names: "model ftype
 // = Q4_K - Medium", "file type = Q4_K - Medium", or a file name
 // "…-Q4_K_M.gguf".
-var reGGUFType = regexp.MustCompile(`(?i)(?:\bftype|file type)\s*=\s*((?:I?Q\d|F16|BF16|F32)\S*)|[-._]((?:I?Q\d)_[A-Z0-9_]+)\.gguf\b`)
+var reGGUFType = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:\bftype|file type)\s*=\s*((?:I?Q\d|F16|BF16|F32)\S*)|[-._]((?:I?Q\d)_[A-Z0-9_]+)\.gguf\b`)
+})
 
 // ggufType returns the quantisation the event's context lines name, and
 // the line that names it.
 func ggufType(ev *parser.Event) (string, int) {
 	for _, c := range ev.ContextLines {
-		if m := reGGUFType.FindStringSubmatch(c.Text); m != nil {
+		if m := reGGUFType().FindStringSubmatch(c.Text); m != nil {
 			return strings.ToUpper(m[1] + m[2]), c.Line
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/oomdoc/oomdoc/parser"
 )
@@ -54,8 +55,12 @@ type logFacts struct {
 var (
 	// reEnvInPython is an assignment to the allocator's variable from
 	// Python, never the OOM message's own "try setting PYTORCH_…" hint.
-	reEnvInPython = regexp.MustCompile(`(?:os\.environ(?:\.setdefault\(|\[)|os\.putenv\(|%env |%set_env )\s*["']?(PYTORCH_(?:CUDA_|HIP_)?ALLOC_CONF)`)
-	reModelClass  = regexp.MustCompile(`\b([A-Z][A-Za-z0-9_]*(?:For[A-Z][A-Za-z0-9_]*|Model))\.from_pretrained\(`)
+	reEnvInPython = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:os\.environ(?:\.setdefault\(|\[)|os\.putenv\(|%env |%set_env )\s*["']?(PYTORCH_(?:CUDA_|HIP_)?ALLOC_CONF)`)
+	})
+	reModelClass = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b([A-Z][A-Za-z0-9_]*(?:For[A-Z][A-Za-z0-9_]*|Model))\.from_pretrained\(`)
+	})
 )
 
 // isHintText reports whether a line is PyTorch's own advice in the OOM
@@ -224,7 +229,7 @@ func (lf *logFacts) readNotice(n parser.Notice) {
 		if isHintText(n.Text) {
 			return // the OOM message's own "try setting …" hint
 		}
-		if m := reEnvInPython.FindStringSubmatch(n.Text); m != nil && lf.expandableInPython == nil {
+		if m := reEnvInPython().FindStringSubmatch(n.Text); m != nil && lf.expandableInPython == nil {
 			lf.expandableInPython = &fact{Line: n.Line, Token: m[1], Text: "the program sets " + m[1] + " from Python"}
 		}
 	case "vae-tiling-active":
@@ -267,7 +272,7 @@ func (lf *logFacts) readFrames(ev *parser.Event) {
 				lf.visionFrames = &fact{Line: fr.LogLine, Token: w, Text: fr.File}
 			}
 		}
-		if m := reModelClass.FindStringSubmatch(fr.Code); m != nil && lf.modelClass == nil {
+		if m := reModelClass().FindStringSubmatch(fr.Code); m != nil && lf.modelClass == nil {
 			lf.modelClass = &fact{Line: fr.LogLine + 1, Token: m[1], Text: m[1]}
 		}
 		if strings.Contains(fr.File, "bitsandbytes") && lf.fourBit == nil && (strings.Contains(fr.Code, "4bit") || strings.Contains(fr.Function, "4bit") || strings.Contains(fr.Code, "Params4bit")) {
@@ -289,7 +294,7 @@ func (lf *logFacts) readFrames(ev *parser.Event) {
 		}
 	}
 	for i := len(ev.ContextLines) - 1; i >= 0 && lf.modelClass == nil; i-- {
-		if m := reModelClass.FindStringSubmatch(ev.ContextLines[i].Text); m != nil {
+		if m := reModelClass().FindStringSubmatch(ev.ContextLines[i].Text); m != nil {
 			lf.modelClass = &fact{Line: ev.ContextLines[i].Line, Token: m[1], Text: m[1]}
 		}
 	}

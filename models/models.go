@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 //go:embed catalog.tsv
@@ -145,17 +146,19 @@ func (c Catalog) Vocabularies() []int64 {
 	return out
 }
 
-var reParamsInName = regexp.MustCompile(`(?i)(?:^|[^a-z0-9.])(\d+(?:\.\d+)?)\s*([bm])(?:$|[^a-z0-9])`)
-var reMoEInName = regexp.MustCompile(`(?i)\d+x\d+(?:\.\d+)?b`)
+var reParamsInName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:^|[^a-z0-9.])(\d+(?:\.\d+)?)\s*([bm])(?:$|[^a-z0-9])`)
+})
+var reMoEInName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\d+x\d+(?:\.\d+)?b`) })
 
 // ParamsFromName reads a parameter count from a model name ("13b" → 13e9,
 // "0.5B" → 5e8, "135M" → 1.35e8). It refuses mixture-of-experts names
 // ("8x7B"), whose total is not the product, and names with no size.
 func ParamsFromName(name string) (int64, bool) {
-	if reMoEInName.MatchString(name) {
+	if reMoEInName().MatchString(name) {
 		return 0, false
 	}
-	m := reParamsInName.FindStringSubmatch(name)
+	m := reParamsInName().FindStringSubmatch(name)
 	if m == nil {
 		return 0, false
 	}

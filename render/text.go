@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -67,7 +68,7 @@ const (
 	keepSpace  = '\ue000' // a private-use rune, never in a report
 )
 
-var reFigureUnit = regexp.MustCompile(`(\d) (bytes|[KMGT]iB|GB|MB|B)\b`)
+var reFigureUnit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d) (bytes|[KMGT]iB|GB|MB|B)\b`) })
 
 // Wrap wraps plain text at width columns without breaking at a hyphen or
 // between a figure and its unit.
@@ -77,7 +78,7 @@ func Wrap(s string, width int) string {
 
 func glue(s string) string {
 	s = strings.ReplaceAll(s, "-", string(keepHyphen))
-	return reFigureUnit.ReplaceAllString(s, "${1}"+string(keepSpace)+"${2}")
+	return reFigureUnit().ReplaceAllString(s, "${1}"+string(keepSpace)+"${2}")
 }
 
 func unglue(s string) string {

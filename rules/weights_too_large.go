@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/oomdoc/oomdoc/parser"
 	"github.com/oomdoc/oomdoc/snapshot"
@@ -122,7 +123,7 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 		fd.fire(weightsPartial)
 		fd.Title = "The model only partly fits: the rest was offloaded"
 		fd.Explanation = "The runtime loaded only part of the model onto the device and kept the rest in CPU RAM, so the device is already full of weights when the work starts; the next allocation fails."
-		if m := rePartial.FindStringSubmatch(n.Text); m != nil {
+		if m := rePartial().FindStringSubmatch(n.Text); m != nil {
 			fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("%s MB loaded + %s MB offloaded = %.0f MB of weights against %s MB usable", m[2], m[3], atof(m[2])+atof(m[3]), m[1]))
 		}
 		fd.Evidence = append(fd.Evidence, n, f.EventLine())
@@ -163,7 +164,9 @@ func checkWeightsTooLarge(f *Facts) *Finding {
 	return nil
 }
 
-var rePartial = regexp.MustCompile(`([\d.]+) MB usable, ([\d.]+) MB loaded, ([\d.]+) MB offloaded`)
+var rePartial = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`([\d.]+) MB usable, ([\d.]+) MB loaded, ([\d.]+) MB offloaded`)
+})
 
 func atof(s string) float64 {
 	v, _ := strconv.ParseFloat(s, 64)

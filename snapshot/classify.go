@@ -3,6 +3,7 @@ package snapshot
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A kindRule recognises a holder kind from one frame of the stack that
@@ -14,7 +15,9 @@ type kindRule struct {
 
 // cppBackward matches autograd's C++ frames: the engine, AccumulateGrad and
 // the generated backward nodes (MmBackward0::apply).
-var cppBackward = regexp.MustCompile(`autograd::Engine::|AccumulateGrad|[A-Za-z]Backward[0-9]*::apply`)
+var cppBackward = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`autograd::Engine::|AccumulateGrad|[A-Za-z]Backward[0-9]*::apply`)
+})
 
 // kindRules are tried frame by frame from the innermost: the first frame
 // any rule matches decides the kind, so that weights moved to the GPU by a
@@ -49,7 +52,7 @@ func kindRules() []kindRule {
 		}},
 		{KindGradients, func(f Frame) bool {
 			if !isPython(f) {
-				return cppBackward.MatchString(f.Function)
+				return cppBackward().MatchString(f.Function)
 			}
 			return f.Function == "backward" || f.Function == "_engine_run_backward" || f.Function == "run_backward"
 		}},
