@@ -19,6 +19,7 @@ func kvCache() Culprit {
 		Recognise:      "Frames in generate, a cache update or torch.cat of past keys/values, a static cache or setup_caches preallocating max_seq_len; long max_new_tokens / max_length.",
 		Excludes:       []string{parser.KindHostKill, parser.KindCPU},
 		ExcludesPhases: []string{parser.PhaseLoad, parser.PhaseBackward, parser.PhaseOptimizer},
+		GuessNeeds:     languageModelPossible,
 		Signals: []Signal{
 			{Name: kvMeasured, Strength: EvidenceSignal, Start: 4.0, Doc: "a memory snapshot shows the KV cache holding at least 15% of the active memory"},
 			{Name: kvFrames, Strength: EvidenceSignal, Start: 2.0, Doc: "frames or lines that update or allocate the key/value cache"},

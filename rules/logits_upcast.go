@@ -19,6 +19,7 @@ func logitsUpcast() Culprit {
 		Recognise:      "Frames in lm_head, logits.float(), cross_entropy or log_softmax over a large vocabulary; a request ≈ batch × seq × vocab × 4 B.",
 		Excludes:       []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL},
 		ExcludesPhases: []string{parser.PhaseLoad},
+		GuessNeeds:     languageModelPossible,
 		Signals: []Signal{
 			{Name: logitsFrames, Strength: EvidenceSignal, Start: 1.5, Doc: "frames in lm_head, the logits' upcast or the loss over them"},
 			{Name: logitsTFShape, Strength: EvidenceSignal, Start: 1.5, Doc: "the failing tensor's last dimension is a model vocabulary"},

@@ -3,6 +3,7 @@ package rules
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/oomdoc/oomdoc/parser"
 )
@@ -63,7 +64,7 @@ func checkVAEDecode(f *Facts) *Finding {
 }
 
 // reBarDone matches a completed progress bar: "100%|████| 50/50 [01:05<…".
-var reBarDone = regexp.MustCompile(`100%\|[^|]*\|\s*(\d+)/(\d+)\b`)
+var reBarDone = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`100%\|[^|]*\|\s*(\d+)/(\d+)\b`) })
 
 // afterSampling finds, among the last lines before the failure, a
 // completed progress bar, in a log that runs a diffusion pipeline: the
@@ -84,7 +85,7 @@ func (f *Facts) afterSampling() (Evidence, bool) {
 		if i := strings.LastIndex(text, "\r"); i >= 0 {
 			text = text[i+1:]
 		}
-		m := reBarDone.FindStringSubmatch(text)
+		m := reBarDone().FindStringSubmatch(text)
 		if m == nil || m[1] != m[2] || strings.Contains(strings.ToLower(text), "load") {
 			continue // not a finished bar, or the bar of loading the pipeline
 		}
@@ -105,6 +106,12 @@ func diffusionInvolved(f *Facts) bool {
 	_, ok := f.Find(parser.CueDecode())
 	return ok
 }
+
+// languageModelPossible reports whether the failing program could run a
+// language model's generation or loss: not a diffusion pipeline (ComfyUI,
+// A1111, diffusers), which keeps no KV cache and computes no vocabulary
+// logits — there a guess of either would be noise.
+func languageModelPossible(f *Facts) bool { return !f.diffusionPipeline() }
 
 // DiffusionPipeline reports whether the log runs a diffusion pipeline
 // (diffusers, A1111, ComfyUI, stable-diffusion.cpp): fixes are then spelt
