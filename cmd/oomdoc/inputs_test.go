@@ -283,3 +283,24 @@ func TestModelFlagOverLogsModel(t *testing.T) {
 		t.Errorf("the log's own model: stderr %q", r.stderr)
 	}
 }
+
+// TestGPUFlagOverLogsCapacity: --gpu giving another capacity than the
+// failure prints says on stderr that the log's figure is used; the same
+// device in other units (16GB for 15.57 GiB) and a log without a capacity
+// say nothing.
+func TestGPUFlagOverLogsCapacity(t *testing.T) {
+	ovis := filepath.Join("..", "..", "fixtures", "reference", "ovis2.5-2b-visual-softmax.log")
+	r := runWith(t, "", "--color=never", "--gpu", "24GiB", ovis)
+	if !strings.Contains(r.stderr, "prints a capacity of 15.57 GiB; the report uses the log's") {
+		t.Errorf("another capacity: stderr %q", r.stderr)
+	}
+	r = runWith(t, "", "--color=never", "--gpu", "16GB", ovis)
+	if strings.Contains(r.stderr, "the report uses the log's") {
+		t.Errorf("the same device: stderr %q", r.stderr)
+	}
+	bare := filepath.Join("..", "..", "fixtures", "corpus", "c4b-006.log")
+	r = runWith(t, "", "--color=never", "--gpu", "12GiB", bare)
+	if strings.Contains(r.stderr, "the report uses the log's") {
+		t.Errorf("no capacity in the log: stderr %q", r.stderr)
+	}
+}

@@ -87,6 +87,7 @@ func (f *ReportFlags) write(env *Env, out io.Writer, reps []advice.Report) error
 	}
 	f.warnUnknownModel(env)
 	f.warnOtherModel(env, reps)
+	f.warnOtherGPU(env, reps)
 	opts := f.options(env, out)
 	opts.Measured = f.measured
 	dst := out
@@ -144,6 +145,31 @@ func (f *ReportFlags) warnOtherModel(env *Env, reps []advice.Report) {
 		if len(rep.Context.Models) > 0 {
 			m := rep.Context.Models[0]
 			fmt.Fprintf(env.Stderr, "oomdoc: --model %s, but %s line %d names %s; the report uses --model\n", render.Safe(id), render.Safe(strings.Join(rep.Inputs, ", ")), m.Line, render.Safe(m.ID))
+			return
+		}
+	}
+}
+
+// warnOtherGPU says on stderr when --gpu gives another capacity than the
+// failure's own message prints: the log's figure is the device that
+// failed, so it wins, and the user should know the flag was not used.
+// Sizes within 5% are one device (vendors' GB against the runtime's GiB).
+func (f *ReportFlags) warnOtherGPU(env *Env, reps []advice.Report) {
+	if f.GPU == "" {
+		return
+	}
+	flag, ok := parser.ParseSize(strings.TrimSpace(f.GPU))
+	if !ok {
+		return
+	}
+	for _, rep := range reps {
+		for _, ev := range rep.Events {
+			if ev.TotalBytes == nil || *ev.TotalBytes <= 0 {
+				continue
+			}
+			if d := *ev.TotalBytes - flag; d*20 > flag || -d*20 > flag {
+				fmt.Fprintf(env.Stderr, "oomdoc: --gpu %s, but %s line %d prints a capacity of %s; the report uses the log's\n", render.Safe(strings.TrimSpace(f.GPU)), render.Safe(ev.Input), ev.Line, parser.FormatSize(*ev.TotalBytes))
+			}
 			return
 		}
 	}
