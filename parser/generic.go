@@ -31,23 +31,33 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 	return &genericPatterns{
 		// the memory-failure vocabulary, prose or constant form:
 		// "out of memory", "OUT_OF_MEMORY", "OutOfMemory", "resource exhausted",
+		// Windows' "Not enough memory resources are available to complete
+		// this operation" (E_OUTOFMEMORY, also when a paste garbles its
+		// first word),
 		// "failed to allocate", "cannot allocate", "allocation of 2 GB failed",
 		// "not enough memory", "insufficient device memory", "OOM", and the
 		// same in Chinese (显存不足 "GPU memory insufficient", 内存溢出
 		// "memory overflow"), Japanese (メモリ不足) and Korean (메모리 부족)
-		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _])?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|\bbad_alloc\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
+		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _])?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|enough memory resources|\be_outofmemory\b|\bbad_alloc\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
 		// numeric statuses, read when no words say it: cudaErrorMemoryAllocation and
 		// CUDA_ERROR_OUT_OF_MEMORY are 2, hipErrorOutOfMemory 2,
-		// VK_ERROR_OUT_OF_DEVICE_MEMORY -2
-		reGenericStatus: lazyRE(`\b(?:cuda|cu|hip)\w*[^;\n]{0,60}?(?:\(2 vs\. 0\)|(?:error|status|code|result|returned|failed with)(?: code)?\s*[=:]?\s*\(?2\)?(?:[\s,.;:)]|$))|\bvk\w*[^;\n]{0,40}?(?:error|result|failed|returned)\s*[=:]?\s*-2\b`),
+		// VK_ERROR_OUT_OF_DEVICE_MEMORY -2, a driver call's "res=2"
+		// ("cuMemoryAllocate failed res=2"), and Windows' HRESULT
+		// E_OUTOFMEMORY as hex (0x8007000E) or signed ("Unknown error
+		// -2147024882", torch-directml)
+		reGenericStatus: lazyRE(`\b(?:cuda|cu|hip)\w*[^;\n]{0,60}?(?:\(2 vs\. 0\)|(?:error|status|code|result|res|returned|failed with)(?: code)?\s*[=:]?\s*\(?2\)?(?:[\s,.;:)]|$))|(?:\b0x|\b)8007000[Ee]\b|\B-2147024882\b|\bvk\w*[^;\n]{0,40}?(?:error|result|failed|returned)\s*[=:]?\s*-2\b`),
 		// an error context: a level, a check macro, an exception class, an
 		// abort, the same words in Chinese, Japanese or Korean (错误, 失败,
 		// エラー, 오류), or the source path a C++ runtime throws from
 		// ("/onnxruntime_src/onnxruntime/core/framework/bfc_arena.cc:368 void*
 		// onnxruntime::BFCArena::AllocateRawInternal(…) Failed to allocate
-		// memory for requested buffer of size 15728896"); a bare file name is
-		// a logger's tag ("[W812 16:00:28.6 CUDACachingAllocator.cpp:3933]")
-		reGenericError: lazyRE(`[/\\][\w.-]+\.(?:cc|cpp|cxx|cu|c|h|hpp|mm):\d+\b|\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w(?:Error|Exception|Failure)\b|(?i:\bnon-zero (?:status|exit) (?:code|status)\b)|_?ERROR_|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w|错误|錯誤|报错|失败|失敗|异常|異常|エラー|오류|실패`),
+		// memory for requested buffer of size 15728896"), the "<error> in
+		// <file> at line N" of CUDA's common check macro ("out of memory in
+		// ./Connections/ConnGrowth_d.cu at line 34"), ONNX Runtime's
+		// "Non-zero status code returned while running ReduceSum node"; a
+		// bare file name is a logger's tag ("[W812 16:00:28.6
+		// CUDACachingAllocator.cpp:3933]")
+		reGenericError: lazyRE(`[/\\][\w.-]+\.(?:cc|cpp|cxx|cu|c|h|hpp|mm):\d+\b|\bin \S+\.(?:cu|cuh|cc|cpp|cxx|c|h|hpp) at line \d+\b|\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w+(?:Error|Exception|Failure)\b|(?i:\bnon-zero (?:status|exit) (?:code|status)\b)|_?ERROR_|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w|错误|錯誤|报错|失败|失敗|异常|異常|エラー|오류|실패`),
 		// words that make a mention advice, documentation, a handled case, a
 		// warning or a list of possible causes rather than a failure (Ray's
 		// "There are some potential root causes. (1) The process is killed
@@ -92,7 +102,9 @@ func genericMatcher() failureMatcher {
 		// every case form of the vocabulary holds one of these
 		anchors: []string{"memory", "Memory", "MEMORY", "xhausted", "XHAUSTED", "lloc", "LLOC", "OOM", "VRAM", "vram", "enough RAM", "insufficient RAM",
 			// a numeric status is read only next to the runtime's name
-			"(2 vs. 0)", "CUDA", "cudaMalloc", "cuMemAlloc", "hipMalloc", "VkResult", "VK_",
+			"(2 vs. 0)", "CUDA", "cudaMalloc", "cuMem", "hipMalloc", "VkResult", "VK_",
+			// Windows' E_OUTOFMEMORY as an HRESULT
+			"8007000E", "0x8007000e", "Unknown error -2147024882",
 			// the CJK vocabulary
 			"显存", "内存", "記憶體", "顯存", "メモリ", "메모리"},
 		locate: reGenericLine,

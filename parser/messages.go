@@ -50,6 +50,9 @@ var (
 	reDataLoaderKill = lazyRE(`DataLoader (worker|process) \(pid(?:\(s\))? (\d+)[\d, ]*\) (?:exited )?is killed by signal: ([A-Za-z][A-Za-z ]*[A-Za-z])`)
 )
 
+// reRMM is RAPIDS' allocation failure, with the request when it says it.
+var reRMM = lazyRE(`std::bad_alloc: out_of_memory(?:: CUDA error \(failed to allocate (\d+) bytes\))?`)
+
 // failureMatchers lists the message families in the order they are tried.
 // Specific forms come before generic ones that would also match them.
 func failureMatchers() []failureMatcher {
@@ -265,6 +268,23 @@ func runtimeMatchers() []failureMatcher {
 			fill:    fillGGML,
 		},
 		{
+			// RAPIDS' memory manager (cuDF, cuML, cudf-polars):
+			// "MemoryError: std::bad_alloc: out_of_memory: CUDA error
+			// (failed to allocate 21130403977 bytes) at: …/rmm/mr/
+			// cuda_async_view_memory_resource.hpp:86: cudaErrorMemoryAllocation
+			// out of memory"
+			name:    "rmm",
+			anchors: []string{"bad_alloc: out_of_memory"},
+			locate:  reRMM,
+			kind:    KindCUDARuntime,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "rmm", &Device{Type: "cuda"}, "rmm-bad-alloc"
+				if m := reRMM.FindStringSubmatch(msg); m != nil && m[1] != "" {
+					requestOf(ev, m[1]+" bytes")
+				}
+			},
+		},
+		{
 			name:    "cuda-runtime",
 			anchors: []string{"error: out of memory", "error out of memory", "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY"},
 			locate:  lazyRE(`(?:CUDA|HIP) (?:runtime |driver )?error: out of memory|(?:CUDA|HIP|cuda) failed with error out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY`),
@@ -349,14 +369,15 @@ func runtimeMatchers() []failureMatcher {
 			// "zsh: killed", "[1]+ Killed python train.py", and the same in
 			// other languages), a launcher ("failed (exitcode: -9)",
 			// DeepSpeed's "exits with return code = -9", DIGITS' "ERROR:
-			// error code -9", "exit code 137"), Python's subprocess
+			// error code -9", "exit code 137", a Kubernetes container
+			// status's "exitCode: 137"), Python's subprocess
 			// ("returned non-zero exit status -9.", "died with
 			// <Signals.SIGKILL: 9>."), a scheduler ("Detected 1 oom-kill
 			// event", "Exceeded job memory limit", "OOMKilled") or Jupyter
 			// ("The kernel appears to have died")
 			name:    "sigkill",
-			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "exits with return code = -9", "ERROR: error code -9", "non-zero exit status -9", "<Signals.SIGKILL: 9>", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "appears to have died", "exit code 137", "exit status 137", "exited with code 137", "terminated by signal 9", "interrupted by signal 9", "Getötet", "Processus arrêté", "Terminado (killed)", "Ucciso", "Morto", "Убито", "已杀死"},
-			locate:  lazyRE(`(?:^|[\]|%])\s*(?:Killed|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито|已杀死)(?: \(core dumped\)| \(Speicherabzug geschrieben\))?\s*$|(?:^|[\]|%]\s?)\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|line \d+:\s+\d+ Killed\s|\bexit(?:ed with)? (?:code|status) 137\b|(?:terminated|interrupted) by signal 9\b|(?:^|[\]|%]\s?)zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|ERROR: error code -9\b|returned non-zero exit status -9\b|died with <Signals\.SIGKILL: 9>|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
+			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "exits with return code = -9", "exitCode: 137", "exitCode\": 137", "ERROR: error code -9", "non-zero exit status -9", "<Signals.SIGKILL: 9>", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "appears to have died", "exit code 137", "exit status 137", "exited with code 137", "terminated by signal 9", "interrupted by signal 9", "Getötet", "Processus arrêté", "Terminado (killed)", "Ucciso", "Morto", "Убито", "已杀死"},
+			locate:  lazyRE(`(?:^|[\]|%])\s*(?:Killed|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито|已杀死)(?: \(core dumped\)| \(Speicherabzug geschrieben\))?\s*$|(?:^|[\]|%]\s?)\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|line \d+:\s+\d+ Killed\s|\bexit(?:ed with)? (?:code|status) 137\b|\bexitCode"?:\s*137\b|(?:terminated|interrupted) by signal 9\b|(?:^|[\]|%]\s?)zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|ERROR: error code -9\b|returned non-zero exit status -9\b|died with <Signals\.SIGKILL: 9>|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
 			kind:    KindHostKill,
 			fill:    fillSigkill,
 		},
