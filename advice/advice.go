@@ -161,6 +161,10 @@ func Build(in rules.Input) Report {
 		// GiB KV cache is needed, which is larger than the available KV cache
 		// memory (5.34 GiB)")
 		rep.ShortBytes = bytesp(top.Requested - *kv)
+	} else if req, tot := top.Ev.RequiredBytes, top.Ev.TotalBytes; top.Requested == 0 && req != nil && tot != nil && *req > *tot {
+		// a compile-time verdict on the whole program against the device
+		// ("Used 17.82G of 15.48G hbm"): short by the excess
+		rep.ShortBytes = bytesp(*req - *tot)
 	}
 	tried := rep.choose(&lf, top)
 	tried = append(tried, rep.triedElsewhere(&fixContext{f: top, env: env, cat: in.Catalog, lf: &lf}, tried)...)

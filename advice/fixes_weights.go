@@ -101,10 +101,19 @@ var reGGUFType = sync.OnceValue(func() *regexp.Regexp {
 
 // ggufType returns the quantisation the event's context lines name, and
 // the line that names it.
-func ggufType(ev *parser.Event) (string, int) {
+func ggufType(ev *parser.Event, settings []parser.Setting) (string, int) {
 	for _, c := range ev.ContextLines {
 		if m := reGGUFType().FindStringSubmatch(c.Text); m != nil {
 			return strings.ToUpper(m[1] + m[2]), c.Line
+		}
+	}
+	// llama.cpp prints the type with the model's metadata, often further
+	// above the failure than its context lines reach
+	for _, s := range settings {
+		if s.Name == "ftype" {
+			if m := reGGUFType().FindStringSubmatch("ftype = " + s.Value); m != nil {
+				return strings.ToUpper(m[1] + m[2]), s.Line
+			}
 		}
 	}
 	return "", 0
@@ -131,7 +140,7 @@ func ggmlWeightsFixes(c *fixContext) []Fix {
 		Snippet: "# download the Q4_K_M (or IQ4_XS) GGUF of the same model; ollama: pull the :q4_K_M tag",
 		Caveat:  "Some loss of quality at lower bit widths.",
 	}
-	switch t, line := ggufType(c.f.Ev); ggufBits(t) {
+	switch t, line := ggufType(c.f.Ev, c.f.Res.Context.Settings); ggufBits(t) {
 	case 4:
 		quant.Title = "Use a smaller quantisation than the " + t + " loaded (e.g. Q3_K_M or IQ3_XS)"
 		quant.Why = fmt.Sprintf("The log loads %s already (line %d); 3-bit types take about a fifth less, 2-bit ones about two fifths less.", t, line)

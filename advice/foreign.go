@@ -94,9 +94,12 @@ func (rep *Report) dropDeviceless(res *parser.Result) {
 		default:
 			continue
 		}
+		dev := devices[d.Event]
 		kept := d.Fixes[:0]
 		for _, fx := range d.Fixes {
-			if !cudaOnlyFixes()[fx.ID] {
+			// Apple silicon has one GPU: there is no second one to split
+			// a model across
+			if !cudaOnlyFixes()[fx.ID] && !(dev == "mps" && fx.ID == "split-across-gpus") {
 				kept = append(kept, fx)
 			}
 		}

@@ -22,7 +22,7 @@ func TestGGUFType(t *testing.T) {
 		{"llm_load_print_meta: model size       = 39.59 GiB (4.82 BPW)", "", 0},
 	} {
 		ev := &parser.Event{ContextLines: []parser.Span{{Line: 3, Text: tc.line}}}
-		got, _ := ggufType(ev)
+		got, _ := ggufType(ev, nil)
 		if got != tc.want || ggufBits(got) != tc.bits {
 			t.Errorf("%q: type %q (%d bits), want %q (%d bits)", tc.line, got, ggufBits(got), tc.want, tc.bits)
 		}

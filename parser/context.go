@@ -98,8 +98,9 @@ func settingNames() []string {
 	return []string{"max_pixels", "min_pixels", "batch_size", "per_device_train_batch_size", "per_device_eval_batch_size", "gradient_accumulation_steps", "train_batch_size", "eval_batch_size", "max_new_tokens", "max_length", "max_seq_length", "max_model_len", "max-model-len", "max_num_seqs", "max-num-seqs", "gpu_memory_utilization", "gpu-memory-utilization", "enable_thinking", "thinking_budget", "torch_dtype", "dtype", "load_in_4bit", "load_in_8bit", "attn_implementation", "output_attentions", "device_map", "gradient_checkpointing", "num_workers", "num_beams", "hd_num", "cache_implementation", "low_cpu_mem_usage", "use_cache", "image_size", "resolution", "height", "width", "max_split_size_mb", "expandable_segments", "num_logits_to_keep", "logits_to_keep",
 		// JAX's allocator switches, as exported: "export XLA_PYTHON_CLIENT_PREALLOCATE=false"
 		"XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR",
-		// llama.cpp's model and context lines: "llm_load_print_meta: n_layer = 32"
-		"n_layer", "n_head_kv", "n_embd_head_k", "n_ctx"}
+		// llama.cpp's model and context lines: "llm_load_print_meta: n_layer = 32",
+		// "llm_load_print_meta: model ftype = Q4_K - Medium"
+		"n_layer", "n_head_kv", "n_embd_head_k", "n_ctx", "ftype"}
 }
 
 // modelKeys are the keys reModelFlag reads a model id after ("model_id=",

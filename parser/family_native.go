@@ -57,7 +57,10 @@ var (
 	// 11271610368 bytes, but max alloc size supported by device is
 	// 4294959104 bytes." (OpenVINO's GPU plugin, after its check
 	// '!exceed_allocatable_mem_size' failed)
-	reOpenVINOMaxAlloc = lazyRE(`Exceeded max size of memory object allocation(?:: requested (\d+) bytes, but max alloc size supported by device is (\d+) bytes)?`)
+	reOpenVINOMaxAlloc = lazyRE(`Exceeded max size of memory object allocation(?:: [Rr]equested (\d+) bytes,? but max alloc size (?:supported by device )?is (\d+) bytes)?`)
+	reWebGPUMaxBuffer  = lazyRE(`Buffer size \((\d+)\) exceeds the max buffer size limit \((\d+)\)`)
+	reJuliaCUDA        = lazyRE(`Out of GPU memory trying to allocate ` + size)
+	reJuliaUsage       = lazyRE(`Effective GPU memory usage: [\d.]+% \(` + size + `\s*/\s*` + size + `\)`)
 	// "radv/amdgpu: Not enough memory for command submission." (Mesa's
 	// amdgpu winsys: the kernel refused a command submission for memory;
 	// the device is lost next)
@@ -68,6 +71,61 @@ var (
 // framework allocators and before the generic device-runtime forms.
 func nativeMatchers() []failureMatcher {
 	return []failureMatcher{
+		{
+			// WebGPU (Dawn, in Chrome and WebLLM) refusing a buffer above the
+			// device's limit: "Buffer size (870585948) exceeds the max buffer
+			// size limit (536870912)."
+			name:    "webgpu-max-buffer",
+			anchors: []string{"exceeds the max buffer size limit"},
+			locate:  reWebGPUMaxBuffer,
+			kind:    KindGeneric,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "webgpu", &Device{Type: "webgpu"}, "webgpu-max-buffer"
+				if m := reWebGPUMaxBuffer.FindStringSubmatch(msg); m != nil {
+					requestOf(ev, m[1]+" bytes")
+					ev.MaxAllocationBytes = sizeOf(m[2] + " bytes")
+				}
+			},
+		},
+		{
+			// Julia's CUDA.jl: "ERROR: Out of GPU memory trying to allocate
+			// 8.016 MiB", then "Effective GPU memory usage: 91.54% (14.446
+			// GiB/15.782 GiB)" and the allocator's own lines
+			name:    "julia-cuda",
+			anchors: []string{"Out of GPU memory trying to allocate"},
+			locate:  reJuliaCUDA,
+			kind:    KindCUDARuntime,
+			more:    func(msg string) bool { return !strings.Contains(msg, "Effective GPU memory usage") },
+			cont: func(next string) bool {
+				t := strings.TrimSpace(next)
+				return strings.HasPrefix(t, "Effective GPU memory usage") || strings.HasPrefix(t, "Memory pool usage") || strings.HasPrefix(t, "CUDA allocator usage")
+			},
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "julia", &Device{Type: "cuda"}, "julia-cuda"
+				if m := reJuliaCUDA.FindStringSubmatch(msg); m != nil {
+					requestOf(ev, m[1])
+				}
+				if m := reJuliaUsage.FindStringSubmatch(msg); m != nil {
+					ev.TotalBytes = sizeOf(m[2])
+					if used, total := sizeOf(m[1]), ev.TotalBytes; used != nil && total != nil && *total >= *used {
+						free := *total - *used
+						ev.FreeBytes = &free
+					}
+				}
+			},
+		},
+		{
+			// Unreal Engine's "Out of video memory trying to allocate a
+			// texture! Make sure your video card has the minimum required
+			// memory, try lowering the resolution and/or closing other
+			// applications that are running. Exiting..." (its advice is part
+			// of the fatal message)
+			name:    "unreal-video-memory",
+			anchors: []string{"Out of video memory trying to allocate"},
+			locate:  lazyRE(`Out of video memory trying to allocate (?:a |the )?\w+`),
+			kind:    KindGeneric,
+			fill:    tag("unreal", "gpu", "unreal-video-memory"),
+		},
 		{
 			name:    "nccl-alloc",
 			anchors: []string{"Failed to CUDA "},
@@ -138,7 +196,7 @@ func nativeMatchers() []failureMatcher {
 			locate:  reOpenVINOMaxAlloc,
 			kind:    KindGeneric,
 			fill: func(ev *Event, msg string) {
-				ev.Framework, ev.Device, ev.Variant = "openvino", &Device{Type: "gpu"}, "openvino-max-alloc"
+				ev.Framework, ev.Device, ev.Variant, ev.Hint = "openvino", &Device{Type: "gpu"}, "openvino-max-alloc", "allocation-limit"
 				if m := reOpenVINOMaxAlloc.FindStringSubmatch(msg); m != nil && m[1] != "" {
 					requestOf(ev, m[1]+" bytes")
 					ev.MaxAllocationBytes = sizeOf(m[2] + " bytes")

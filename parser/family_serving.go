@@ -17,7 +17,7 @@ var (
 	reMegRequest  = lazyRE(`requesting (\d+) bytes`)
 	reMegDevice   = lazyRE(`device=(\d+) mem_free=` + size + ` mem_tot=` + size)
 	reMetalMalloc = lazyRE(`Attempting to allocate (\d+) bytes(?: which is greater than the maximum allowed buffer size of (\d+) bytes)?`)
-	reMetalGGML   = lazyRE(`failed to allocate buffer, size = ` + size)
+	reMetalGGML   = lazyRE(`failed to allocate buffer, size = ` + size + `(?:, max buffer size = ` + size + `)?`)
 	// "[malloc_or_wait] Unable to allocate 134217728 bytes." (MLX until
 	// 0.24), "[malloc] Unable to allocate 2147483648 bytes." (MLX since)
 	reMLXMemoryLimit = lazyRE(`\[malloc(?:_or_wait)?\] Unable to allocate (\d+ bytes)`)
@@ -110,7 +110,12 @@ func fillGGML(ev *Event, msg string) {
 	case reMetalGGML.MatchString(msg):
 		ev.Kind = KindMPS
 		ev.Device.Type = "mps"
-		requestOf(ev, reMetalGGML.FindStringSubmatch(msg)[1])
+		m := reMetalGGML.FindStringSubmatch(msg)
+		requestOf(ev, m[1])
+		if m[2] != "" {
+			// "failed to allocate buffer, size = 40544.00 MiB, max buffer size = 27648.00 MiB"
+			ev.MaxAllocationBytes = sizeOf(m[2])
+		}
 	case reGGMLBuffer.MatchString(msg):
 		m := reGGMLBuffer.FindStringSubmatch(msg)
 		requestOf(ev, m[2])

@@ -31,9 +31,14 @@ func frameworkOf(ev *Event) string {
 
 // loggerFramework names the framework whose C++ logger printed a line,
 // from the source path in its prefix ("2020-04-12 15:02:12.602337: E
-// tensorflow/stream_executor/cuda/cuda_dnn.cc:329] "), or "".
+// tensorflow/stream_executor/cuda/cuda_dnn.cc:329] "), or "". jaxlib logs
+// from the same code built as a Bazel dependency: external/org_tensorflow/…
+// in older releases, external/xla/… in newer ones.
 func loggerFramework(prefix string) string {
-	if strings.Contains(prefix, " tensorflow/") || strings.Contains(prefix, "external/org_tensorflow/") {
+	switch {
+	case strings.Contains(prefix, "external/org_tensorflow/"), strings.Contains(prefix, "external/xla/"):
+		return "jax"
+	case strings.Contains(prefix, " tensorflow/"):
 		return "tensorflow"
 	}
 	return ""
@@ -55,6 +60,8 @@ func packageFramework(file string) string {
 		{"/torch/", "pytorch"},
 		{"/transformers/", "pytorch"},
 		{"/tensorflow/", "tensorflow"},
+		{"/keras/src/backend/torch/", "pytorch"}, // Keras 3 on its PyTorch backend
+		{"/keras/src/backend/jax/", "jax"},
 		{"/keras/", "tensorflow"},
 		{"/jax/", "jax"},
 		{"/jaxlib/", "jax"},

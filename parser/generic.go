@@ -54,10 +54,12 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// memory for requested buffer of size 15728896"), the "<error> in
 		// <file> at line N" of CUDA's common check macro ("out of memory in
 		// ./Connections/ConnGrowth_d.cu at line 34"), ONNX Runtime's
-		// "Non-zero status code returned while running ReduceSum node"; a
+		// "Non-zero status code returned while running ReduceSum node",
+		// Ascend CANN's error codes ("EL0004: … Failed to allocate
+		// memory."); a
 		// bare file name is a logger's tag ("[W812 16:00:28.6
 		// CUDACachingAllocator.cpp:3933]")
-		reGenericError: lazyRE(`[/\\][\w.-]+\.(?:cc|cpp|cxx|cu|c|h|hpp|mm):\d+\b|\bin \S+\.(?:cu|cuh|cc|cpp|cxx|c|h|hpp) at line \d+\b|\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w+(?:Error|Exception|Failure)\b|(?i:\bnon-zero (?:status|exit) (?:code|status)\b)|_?ERROR_|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w|错误|錯誤|报错|失败|失敗|异常|異常|エラー|오류|실패`),
+		reGenericError: lazyRE(`[/\\][\w.-]+\.(?:cc|cpp|cxx|cu|c|h|hpp|mm):\d+\b|\bin \S+\.(?:cu|cuh|cc|cpp|cxx|c|h|hpp) at line \d+\b|\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w+(?:Error|Exception|Failure)\b|(?i:\bnon-zero (?:status|exit) (?:code|status)\b)|_?ERROR_|\bE[A-Z]\d{4}\b|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w|错误|錯誤|报错|失败|失敗|异常|異常|エラー|오류|실패`),
 		// words that make a mention advice, documentation, a handled case, a
 		// warning or a list of possible causes rather than a failure (Ray's
 		// "There are some potential root causes. (1) The process is killed

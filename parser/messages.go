@@ -176,7 +176,7 @@ func frameworkMatchers() []failureMatcher {
 			// value: self.server_args.mem_fraction_static=0.2"
 			name:    "sglang",
 			anchors: []string{"Please try to increase --mem-fraction-static"},
-			locate:  lazyRE(`Not enough memory\. Please try to increase --mem-fraction-static`),
+			locate:  lazyRE(`Not enought? memory\. Please try to increase --mem-fraction-static`), // early releases spelt it "enought"
 			kind:    KindServing,
 			fill:    func(ev *Event, msg string) { ev.Framework, ev.Variant = "sglang", "sglang-mem-fraction" },
 		},
@@ -228,13 +228,13 @@ func frameworkMatchers() []failureMatcher {
 			// and its convolution layers then fail with "Failed to get
 			// convolution algorithm. This is probably because cuDNN failed to
 			// initialize, so try looking to see if a warning log message was
-			// printed above."
+			// printed above." (on ROCm: "… because MIOpen failed to initialize")
 			name: "cudnn",
 			// darknet stops when no convolution algorithm's workspace fits
 			// in the memory left: "Error: cuDNN isn't found FWD algo for
 			// convolution." (and "BWD filter", "BWD data")
 			anchors: []string{"CUDNN_STATUS_", "get convolution algorithm", "algo for convolution"},
-			locate:  lazyRE(`(?i:cudnn(?: Frontend)? (?:error|failure)|Could not create cudnn handle):? ?CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_HOST_ALLOCATION_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|EXECUTION_FAILED|MAPPING_ERROR|NOT_SUPPORTED)|CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)|Failed to get convolution algorithm\. This is probably because cuDNN failed to initialize|cuDNN isn't found (?:FWD|BWD(?: filter| data)?) algo for convolution`),
+			locate:  lazyRE(`(?i:cudnn(?: Frontend)? (?:error|failure)|Could not create cudnn handle):? ?CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_HOST_ALLOCATION_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|EXECUTION_FAILED|MAPPING_ERROR|NOT_SUPPORTED)|CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)|Failed to get convolution algorithm\. This is probably because (?:cuDNN|MIOpen) failed to initialize|cuDNN isn't found (?:FWD|BWD(?: filter| data)?) algo for convolution`),
 			kind:    KindCUDNN,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
@@ -242,6 +242,9 @@ func frameworkMatchers() []failureMatcher {
 				switch {
 				case strings.Contains(msg, "Failed to get convolution algorithm"):
 					ev.Framework = "tensorflow"
+					if strings.Contains(msg, "MIOpen") {
+						ev.Device.Type = "rocm" // TensorFlow on ROCm names MIOpen
+					}
 				case strings.Contains(msg, "cuDNN isn't found"):
 					ev.Framework = "darknet"
 				}

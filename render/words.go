@@ -45,6 +45,10 @@ func verdictWords(ev *parser.Event, short *int64) string {
 		if short != nil {
 			what += ", short by " + parser.FormatSize(*short)
 		}
+	} else if ev.RequiredBytes != nil && ev.TotalBytes != nil && short != nil {
+		// a compile-time verdict on the whole program: "Used 17.82G of
+		// 15.48G hbm"
+		what += fmt.Sprintf(": the program needs %s of %s, short by %s", parser.FormatSize(*ev.RequiredBytes), parser.FormatSize(*ev.TotalBytes), parser.FormatSize(*short))
 	}
 	return what
 }

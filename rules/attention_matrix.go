@@ -55,7 +55,9 @@ func attentionCue() cue {
 func checkAttentionMatrix(f *Facts) *Finding {
 	ev := f.Ev
 	fd := &Finding{Culprit: "attention-matrix", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested}}
-	if s := ev.TensorShape; scoreShaped(s, dtypeBytes(ev.TensorDType), attentionNamed(ev.Message)) && !convOp(ev.Message) {
+	op := ev.Message + " " + f.sameLinePrefix() // TensorFlow names the kernel before the message: "OP_REQUIRES failed at matmul_op_impl.h:728 :"
+	named := attentionNamed(op) || namesAny(op, "matmul_op", "batch_matmul", "batchmatmul")
+	if s := ev.TensorShape; scoreShaped(s, dtypeBytes(ev.TensorDType), named) && !convOp(op) {
 		bytes := dtypeBytes(ev.TensorDType)
 		n := s[0] * s[1] * s[2] * s[3] * max(bytes, 1)
 		fd.Quantities.Batch, fd.Quantities.Heads, fd.Quantities.SeqLen, fd.Quantities.BytesPerElem = s[0], s[1], s[2], bytes
@@ -64,12 +66,12 @@ func checkAttentionMatrix(f *Facts) *Finding {
 		}
 		fd.Evidence = append(fd.Evidence, f.EventLine())
 		e, framed := f.Find(attentionCue())
-		if !attentionNamed(ev.Message) && !framed {
+		if !named && !framed {
 			if s[0] > 1024 {
-				// Thousands of samples at once is a dataset fed whole
-				// (evaluation in one sess.run), which a feature map
-				// explains as well and attention's s² would have stopped
-				// long before.
+				// Thousands of samples in one tensor that nothing names:
+				// a dataset fed whole (an evaluation in one sess.run) is
+				// the likelier reading, and a feature map explains it as
+				// well as attention does.
 				return nil
 			}
 			// A square trailing pair is also an image's height × width:
@@ -124,6 +126,17 @@ func checkAttentionMatrix(f *Facts) *Finding {
 		return fd
 	}
 	return nil
+}
+
+// sameLinePrefix is what stands before the failure's text on its own
+// line — a kernel's source file, a logger's tag — or "".
+func (f *Facts) sameLinePrefix() string {
+	for _, c := range f.Ev.ContextLines {
+		if c.Line == f.Ev.Line {
+			return c.Text
+		}
+	}
+	return ""
 }
 
 // scoreShaped reports whether a 4-D tensor shape can be a layer's

@@ -51,7 +51,7 @@ func checkDeviceImbalance(f *Facts) *Finding {
 	if ranks := f.ranksOnDevice(0); len(ranks) >= 2 && deviceIndex(ev) == 0 {
 		fd.fire(imbalanceRanksOnZero)
 		fd.Arithmetic = append(fd.Arithmetic, "ranks "+joinInts(ranks)+" all failed on GPU 0")
-	} else if e, ok := f.Find(words("data_parallel.py", "parallel_apply", "gather(", "scatter_gather", "DataParallel")); ok {
+	} else if e, ok := f.Find(words("data_parallel.py", "parallel_apply", "scatter_gather", "DataParallel")); ok {
 		fd.fire(imbalanceDP)
 		fd.Evidence = append(fd.Evidence, e)
 		fd.Explanation = "DataParallel runs the replicas on every GPU but gathers outputs (and keeps the master copy) on GPU 0, which therefore needs far more memory than the others."

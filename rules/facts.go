@@ -309,14 +309,15 @@ func clip(s string, n int) string {
 }
 
 // trainingCue holds words that only training code uses: the training
-// loops of the Trainer, Lightning (fit_loop, training_epoch_loop), Keras
+// loops of the Trainer, Lightning (fit_loop, training_epoch_loop), TensorFlow
+// Estimator ("Error recorded from training_loop"), Keras
 // (.fit, train_function), mmengine, detectron2, fairseq and ultralytics
 // (train_…, trainer), accelerate's optimizer wrapper and gradient
 // accumulation, gradient clipping, learning-rate schedules, epochs. A
 // bare "accelerate/" is not one: accelerate's hooks run every inference
 // forward of a model loaded with device_map.
 func trainingCue() cue {
-	return words("backward", "optimizer", "train(", "train.py", "train_", "_train", "training", "Trainer", "trainer", "loss", ".fit(", "training_step", "fit_loop", "training_epoch_loop", "_fit_impl", "accelerate/optimizer.py", "accelerator.accumulate", "deepspeed", "lora", "peft", "sft", "finetune", "fine_tune", "dreambooth", "grad_scaler", "zero_grad", "clip_grad_norm_", "lr_scheduler", "learning_rate", "gradient_accumulation_steps", "gradient_checkpointing", "Epoch", "epoch", "value_and_grad", "apply_gradients")
+	return words("backward", "optimizer", "train(", "train.py", "train_", "_train", "training", "Trainer", "trainer", "loss", ".fit(", "training_step", "training_loop", "fit_loop", "training_epoch_loop", "_fit_impl", "accelerate/optimizer.py", "accelerator.accumulate", "deepspeed", "lora", "peft", "sft", "finetune", "fine_tune", "dreambooth", "grad_scaler", "zero_grad", "clip_grad_norm_", "lr_scheduler", "learning_rate", "gradient_accumulation_steps", "gradient_checkpointing", "Epoch", "epoch", "value_and_grad", "apply_gradients")
 }
 
 // inferenceCue holds words that only inference code uses: generation

@@ -42,6 +42,12 @@ func fragmentation() Culprit {
 
 func checkFragmentation(f *Facts) *Finding {
 	ev := f.Ev
+	if ev.Kind == parser.KindXLA && ev.Device != nil && ev.Device.Type == "tpu" {
+		// A TPU's memory is planned when the program compiles: there is no
+		// growing pool to fragment (XLA_PYTHON_CLIENT_PREALLOCATE is a
+		// GPU switch).
+		return nil
+	}
 	if ev.Kind == parser.KindXLA {
 		// XLA's BFC allocator without preallocation fragments as it grows.
 		fd := &Finding{Culprit: "fragmentation", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested}}

@@ -110,8 +110,15 @@ func diffusionInvolved(f *Facts) bool {
 // languageModelPossible reports whether the failing program could run a
 // language model's generation or loss: not a diffusion pipeline (ComfyUI,
 // A1111, diffusers), which keeps no KV cache and computes no vocabulary
-// logits — there a guess of either would be noise.
-func languageModelPossible(f *Facts) bool { return !f.diffusionPipeline() }
+// logits — there a guess of either would be noise — unless the log names
+// a language model there (a ComfyUI chat or captioning node).
+func languageModelPossible(f *Facts) bool {
+	if !f.diffusionPipeline() {
+		return true
+	}
+	_, ok := f.Find(words("llm", "LLM", "chat", "chatbot", "qwen", "Qwen", "llama", "Llama", "llama_cpp", "generate(", "generation/utils.py", "tokenizer", "CausalLM", "vlm", "VLM", "florence", "Florence", "joycaption", "JoyCaption", "text_generation"))
+	return ok
+}
 
 // DiffusionPipeline reports whether the log runs a diffusion pipeline
 // (diffusers, A1111, ComfyUI, stable-diffusion.cpp): fixes are then spelt
