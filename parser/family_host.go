@@ -72,7 +72,8 @@ func fillSigkill(ev *Event, msg string) {
 	case reSigkillPID.MatchString(msg):
 		ev.PID = int64p(reSigkillPID.FindStringSubmatch(msg)[1])
 		ev.Suspected, ev.Framework = true, "torchrun"
-	case strings.Contains(msg, "oom") || strings.Contains(msg, "Out Of Memory") || strings.Contains(msg, "memory limit"):
+	case strings.Contains(msg, "oom") || strings.Contains(msg, "OOMKilled") || strings.Contains(msg, "Out Of Memory") || strings.Contains(msg, "memory limit"):
+		// the scheduler or the container runtime says the kill was for memory
 		ev.Framework = "slurm"
 		if m := reSlurmLimit.FindStringSubmatch(msg); m != nil {
 			ev.ProcessInUseBytes = sizeOf(m[1])

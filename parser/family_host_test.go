@@ -83,3 +83,28 @@ func TestSignalNineExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestContainerExit137: a container's exit on SIGKILL as Kubernetes
+// reports it (its status, kubectl describe) is a host kill, and an
+// OOMKilled reason is no suspected one.
+func TestContainerExit137(t *testing.T) {
+	for _, tc := range []struct {
+		line      string
+		kill      bool
+		suspected bool
+	}{
+		{"      Exit Code:    137", true, true},
+		{"        exitCode: 137", true, true},
+		{"bert-finetune-7d9f8-x2kqp   0/1     OOMKilled   3 (41s ago)   12m", true, false},
+		{"      Exit Code:    1", false, false},
+	} {
+		res, err := Parse(strings.NewReader(tc.line+"\n"), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		kill := len(res.Events) == 1 && res.Events[0].Kind == KindHostKill
+		if kill != tc.kill || kill && res.Events[0].Suspected != tc.suspected {
+			t.Errorf("%q: %d events, host kill %v, want %v (suspected %v)", tc.line, len(res.Events), kill, tc.kill, tc.suspected)
+		}
+	}
+}

@@ -50,6 +50,10 @@ var (
 	reDataLoaderKill = lazyRE(`DataLoader (worker|process) \(pid(?:\(s\))? (\d+)[\d, ]*\) (?:exited )?is killed by signal: ([A-Za-z][A-Za-z ]*[A-Za-z])`)
 )
 
+// reTFHandleMemory is the device memory TensorFlow logs after a cuDNN
+// handle it could not create.
+var reTFHandleMemory = lazyRE(`Memory usage: (\d+) bytes free, (\d+) bytes total`)
+
 // reRMM is RAPIDS' allocation failure, with the request when it says it.
 var reRMM = lazyRE(`std::bad_alloc: out_of_memory(?:: CUDA error \(failed to allocate (\d+) bytes\))?`)
 
@@ -236,9 +240,18 @@ func frameworkMatchers() []failureMatcher {
 			anchors: []string{"CUDNN_STATUS_", "get convolution algorithm", "algo for convolution"},
 			locate:  lazyRE(`(?i:cudnn(?: Frontend)? (?:error|failure)|Could not create cudnn handle):? ?CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_HOST_ALLOCATION_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|EXECUTION_FAILED|MAPPING_ERROR|NOT_SUPPORTED)|CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)|Failed to get convolution algorithm\. This is probably because (?:cuDNN|MIOpen) failed to initialize|cuDNN isn't found (?:FWD|BWD(?: filter| data)?) algo for convolution`),
 			kind:    KindCUDNN,
+			// TensorFlow logs the device's memory on the next line:
+			// "Memory usage: 393216 bytes free, 6233587712 bytes total."
+			more: func(msg string) bool {
+				return strings.Contains(msg, "Could not create cudnn handle") && !strings.Contains(msg, "Memory usage:")
+			},
+			cont: func(next string) bool { return strings.HasPrefix(strings.TrimSpace(next), "Memory usage: ") },
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
 				ev.Suspected = !strings.Contains(msg, "ALLOC_FAILED") && !strings.Contains(msg, "ALLOCATION_FAILED")
+				if m := reTFHandleMemory.FindStringSubmatch(msg); m != nil {
+					ev.FreeBytes, ev.TotalBytes = sizeOf(m[1]+" bytes"), sizeOf(m[2]+" bytes")
+				}
 				switch {
 				case strings.Contains(msg, "Failed to get convolution algorithm"):
 					ev.Framework = "tensorflow"
@@ -373,14 +386,15 @@ func runtimeMatchers() []failureMatcher {
 			// other languages), a launcher ("failed (exitcode: -9)",
 			// DeepSpeed's "exits with return code = -9", DIGITS' "ERROR:
 			// error code -9", "exit code 137", a Kubernetes container
-			// status's "exitCode: 137"), Python's subprocess
+			// status's "exitCode: 137" and kubectl describe's "Exit Code:
+			// 137"), Python's subprocess
 			// ("returned non-zero exit status -9.", "died with
 			// <Signals.SIGKILL: 9>."), a scheduler ("Detected 1 oom-kill
 			// event", "Exceeded job memory limit", "OOMKilled") or Jupyter
 			// ("The kernel appears to have died")
 			name:    "sigkill",
-			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "exits with return code = -9", "exitCode: 137", "exitCode\": 137", "ERROR: error code -9", "non-zero exit status -9", "<Signals.SIGKILL: 9>", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "appears to have died", "exit code 137", "exit status 137", "exited with code 137", "terminated by signal 9", "interrupted by signal 9", "Getötet", "Processus arrêté", "Terminado (killed)", "Ucciso", "Morto", "Убито", "已杀死"},
-			locate:  lazyRE(`(?:^|[\]|%])\s*(?:Killed|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито|已杀死)(?: \(core dumped\)| \(Speicherabzug geschrieben\))?\s*$|(?:^|[\]|%]\s?)\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|line \d+:\s+\d+ Killed\s|\bexit(?:ed with)? (?:code|status) 137\b|\bexitCode"?:\s*137\b|(?:terminated|interrupted) by signal 9\b|(?:^|[\]|%]\s?)zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|ERROR: error code -9\b|returned non-zero exit status -9\b|died with <Signals\.SIGKILL: 9>|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
+			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "exits with return code = -9", "exitCode: 137", "exitCode\": 137", "Exit Code:", "ERROR: error code -9", "non-zero exit status -9", "<Signals.SIGKILL: 9>", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "appears to have died", "exit code 137", "exit status 137", "exited with code 137", "terminated by signal 9", "interrupted by signal 9", "Getötet", "Processus arrêté", "Terminado (killed)", "Ucciso", "Morto", "Убито", "已杀死"},
+			locate:  lazyRE(`(?:^|[\]|%])\s*(?:Killed|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито|已杀死)(?: \(core dumped\)| \(Speicherabzug geschrieben\))?\s*$|(?:^|[\]|%]\s?)\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|line \d+:\s+\d+ Killed\s|\bexit(?:ed with)? (?:code|status) 137\b|\bexitCode"?:\s*137\b|\bExit Code:\s+137\b|(?:terminated|interrupted) by signal 9\b|(?:^|[\]|%]\s?)zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|ERROR: error code -9\b|returned non-zero exit status -9\b|died with <Signals\.SIGKILL: 9>|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
 			kind:    KindHostKill,
 			fill:    fillSigkill,
 		},

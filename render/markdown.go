@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/oomdoc/oomdoc/advice"
 	"github.com/oomdoc/oomdoc/parser"
 	"github.com/oomdoc/oomdoc/rules"
@@ -70,7 +68,9 @@ func writeMarkdown(w io.Writer, rep advice.Report, m *snapshot.Measured) error {
 		}
 		p("\n")
 		if ev.ID == rep.Events[0].ID {
-			p("<details><summary>message (line %d)</summary>\n\n%s\n</details>\n\n", ev.Line, mdBlock("", "text", wrapPlain(clipRunes(ev.Message, 1200), 100)))
+			// the message as the log printed it, unwrapped, so that a copy
+			// matches the log (GitHub scrolls a long line)
+			p("<details><summary>message (line %d)</summary>\n\n%s\n</details>\n\n", ev.Line, mdBlock("", "text", clipRunes(ev.Message, 1200)))
 		}
 		if len(rep.Events) > 1 && ev.Rank != nil {
 			break
@@ -237,10 +237,4 @@ func snippetLang(s string) string {
 		}
 	}
 	return "python"
-}
-
-// wrapPlain breaks long lines of plain text at spaces near width, so a
-// quoted message does not scroll sideways.
-func wrapPlain(s string, width int) string {
-	return ansi.Wordwrap(s, width, " ")
 }

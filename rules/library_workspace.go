@@ -15,6 +15,7 @@ func libraryWorkspace() Culprit {
 			{Name: libCUBLAS, Strength: EvidenceSignal, Start: 2.5, Doc: "cuBLAS reports an allocation failure"},
 			{Name: libCUDNN, Strength: EvidenceSignal, Start: 2.0, Doc: "cuDNN reports a memory status"},
 			{Name: libCUDNNSuspect, Strength: EvidenceSignal, Start: 1.0, Doc: "cuDNN reports a status that is often, not always, memory"},
+			{Name: libDeviceFull, Strength: EvidenceSignal, Start: 1.5, Doc: "the log prints the device's free memory at the library's failure, and it is under 5% of the device"},
 			{Name: libNCCL, Strength: EvidenceSignal, Start: 2.5, Doc: "NCCL could not allocate its buffers"},
 			{Name: libWorkspaceNamed, Strength: EvidenceSignal, Start: 2.0, Doc: "the failing message itself says the allocation was a workspace (\"try to allocate workspace = … CUDA Error: out of memory\")"},
 			{Name: libCue, Strength: EvidenceSignal, Start: 0.0, Doc: "a cuBLAS/cuDNN frame or line near a generic failure"},
@@ -31,6 +32,7 @@ const (
 	libCUBLAS         = "library-workspace/cublas-alloc"
 	libCUDNN          = "library-workspace/cudnn-status"
 	libCUDNNSuspect   = "library-workspace/cudnn-suspected"
+	libDeviceFull     = "library-workspace/device-full"
 	libNCCL           = "library-workspace/nccl-alloc"
 	libWorkspaceNamed = "library-workspace/workspace-named"
 	libCue            = "library-workspace/library-frames"
@@ -45,9 +47,16 @@ func checkLibraryWorkspace(f *Facts) *Finding {
 		fd.fire(libCUBLAS)
 		fd.Title = "cuBLAS could not allocate its handle or workspace"
 	case parser.KindCUDNN:
-		if !ev.Suspected {
+		switch {
+		case !ev.Suspected:
 			fd.fire(libCUDNN)
-		} else {
+		case f.FreeKnown && f.Capacity > 0 && f.Free*20 < f.Capacity:
+			// TensorFlow prints the device's memory after the handle it
+			// could not create: nearly none free settles it
+			fd.fire(libCUDNNSuspect)
+			fd.fire(libDeviceFull)
+			fd.Arithmetic = append(fd.Arithmetic, "free "+size(f.Free)+" of "+size(f.Capacity)+" when cuDNN asked for its handle")
+		default:
 			fd.fire(libCUDNNSuspect)
 			fd.Decide = "free memory at the failing call (torch.cuda.mem_get_info()): this cuDNN status is memory only when the device is nearly full"
 		}
