@@ -172,6 +172,7 @@ func Build(in rules.Input) Report {
 	rep.Ineffective = append(tried, ineffectiveFor(findings, top, env, &lf)...)
 	rep.dropRuledOut()
 	rep.dropForeignSnippets(res)
+	rep.dropHubSnippets(res)
 	rep.dropDeviceless(res)
 	rep.Capture = captureFor(findings, top, rep.Decided, &lf)
 	return rep

@@ -106,3 +106,78 @@ func (rep *Report) dropDeviceless(res *parser.Result) {
 		d.Fixes = kept
 	}
 }
+
+// hubCode reports whether a snippet loads a model through Hugging Face's
+// libraries (from_pretrained, a transformers import).
+func hubCode(snippet string) bool {
+	return strings.Contains(snippet, "from_pretrained(") || strings.Contains(snippet, "from transformers")
+}
+
+// showsOwnModel reports whether a failure's traceback runs a model that is
+// not a Hugging Face one: the failing call goes through a module's forward
+// (torch/nn/modules), yet no frame is in transformers, diffusers, peft,
+// accelerate or a Hub model's remote code, and no model id or
+// from_pretrained is anywhere in the log (a torchvision ResNet's
+// validation loop). A traceback that never reaches a module, or a one-line
+// message, shows nothing either way.
+func showsOwnModel(res *parser.Result, ev *parser.Event) bool {
+	if len(res.Context.Models) > 0 {
+		return false
+	}
+	forward := false
+	for _, fr := range ev.Frames {
+		forward = forward || strings.Contains(strings.ReplaceAll(fr.File, `\`, "/"), "/torch/nn/modules/") && (strings.Contains(fr.Function, "forward") || strings.Contains(fr.Function, "call_impl"))
+	}
+	if !forward {
+		return false
+	}
+	for _, fr := range ev.Frames {
+		f := strings.ReplaceAll(fr.File, `\`, "/")
+		for _, w := range []string{"/transformers/", "/diffusers/", "/peft/", "/accelerate/", "transformers_modules", "/trl/", "/vllm/"} {
+			if strings.Contains(f, w) {
+				return false
+			}
+		}
+		if strings.Contains(fr.Code, "from_pretrained") {
+			return false
+		}
+	}
+	for _, c := range ev.ContextLines {
+		if strings.Contains(c.Text, "from_pretrained") || strings.Contains(c.Text, "transformers") {
+			return false
+		}
+	}
+	return true
+}
+
+// dropHubSnippets keeps Hugging Face loading code out of the fixes of a
+// failure whose traceback runs a model of the program's own: a portable
+// change keeps its title and reason without the transformers spelling; a
+// change that exists only there (bitsandbytes through from_pretrained) is
+// dropped.
+func (rep *Report) dropHubSnippets(res *parser.Result) {
+	events := map[string]*parser.Event{}
+	for i := range res.Events {
+		events[res.Events[i].ID] = &res.Events[i]
+	}
+	for i := range rep.Diagnoses {
+		d := &rep.Diagnoses[i]
+		ev := events[d.Event]
+		if ev == nil || !showsOwnModel(res, ev) {
+			continue
+		}
+		kept := d.Fixes[:0]
+		for _, fx := range d.Fixes {
+			switch {
+			case !hubCode(fx.Snippet):
+			case portableFixes()[fx.ID]:
+				fx.Snippet = ""
+				fx.Note = "the traceback runs no Hugging Face model, so no transformers spelling is given; the change itself applies"
+			default:
+				continue
+			}
+			kept = append(kept, fx)
+		}
+		d.Fixes = kept
+	}
+}

@@ -67,3 +67,31 @@ func TestDropDeviceless(t *testing.T) {
 		}
 	}
 }
+
+// TestShowsOwnModel: a traceback through a module's forward with no Hugging
+// Face frame runs the program's own model; a Hub model's frames, a model id
+// in the log, a traceback that never reaches a forward, or none at all say
+// nothing either way.
+func TestShowsOwnModel(t *testing.T) {
+	fwd := parser.Frame{File: "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", Function: "_call_impl"}
+	user := parser.Frame{File: "/home/dev/proj/train.py", Function: "validate", Code: "outputs = model(images)"}
+	hf := parser.Frame{File: "/opt/venv/lib/python3.11/site-packages/transformers/models/llama/modeling_llama.py", Function: "forward"}
+	to := parser.Frame{File: "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", Function: "to"}
+	for _, tc := range []struct {
+		name   string
+		frames []parser.Frame
+		models []parser.ModelRef
+		want   bool
+	}{
+		{"own model's forward", []parser.Frame{user, fwd}, nil, true},
+		{"a transformers model", []parser.Frame{user, fwd, hf}, nil, false},
+		{"a model id in the log", []parser.Frame{user, fwd}, []parser.ModelRef{{ID: "org/name"}}, false},
+		{"moving weights, no forward", []parser.Frame{user, to}, nil, false},
+		{"no traceback", nil, nil, false},
+	} {
+		res := &parser.Result{Context: parser.Context{Models: tc.models}}
+		if got := showsOwnModel(res, &parser.Event{Frames: tc.frames}); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
