@@ -54,7 +54,7 @@ func servingFixes(c *fixContext) []Fix {
 		util = Fix{}
 	}
 	out := []Fix{lenFix, fp8, util}
-	if ev.Variant == "vllm-no-cache-blocks" {
+	if ev.Variant == "vllm-no-cache-blocks" || ev.Variant == "vllm-negative-kv" {
 		// The weights and the profiled activations already fill the
 		// share: the cache's size per token and the context are not the
 		// problem, what comes before the cache is.

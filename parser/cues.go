@@ -225,10 +225,11 @@ func CueComputeBuffer() Cue {
 // CueWorkspace is a failure message naming the buffer it could not
 // allocate as a library's workspace: darknet's "try to allocate workspace
 // = 1107853312 * sizeof(float), CUDA Error: out of memory", a "cuDNN
-// workspace allocation failed". The cuBLAS setting CUBLAS_WORKSPACE_CONFIG
-// is no such word.
+// workspace allocation failed", dlib's "Error while calling
+// cudaMalloc(&backward_data_workspace, backward_data_workspace_size_in_bytes)".
+// The cuBLAS setting CUBLAS_WORKSPACE_CONFIG is no such word.
 func CueWorkspace() Cue {
-	return Cue{"workspace", []string{"allocate workspace", "allocating workspace", "allocate the workspace", "workspace allocation", "Workspace allocation", "workspace buffer"}}
+	return Cue{"workspace", []string{"allocate workspace", "allocating workspace", "allocate the workspace", "workspace allocation", "Workspace allocation", "workspace buffer", "_workspace, ", "workspace_size"}}
 }
 
 // CueLoadingBar is a loader's progress bar. It stays in the context after

@@ -24,6 +24,7 @@ type genericPatterns struct {
 	reGenericTotal      *lazyRegexp
 	reGenericDeviceType *lazyRegexp
 	reGenericDeviceIdx  *lazyRegexp
+	reGenericHeader     *lazyRegexp
 }
 
 // genericRes compiles the generic patterns on first use, once per process.
@@ -93,7 +94,9 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// the device type by name, and its index in any notation: "GPU 0",
 		// "GPU=0", "cuda:1", "device 2", "device ordinal 0"
 		reGenericDeviceType: lazyRE(`(?i)\b(cuda|hip|rocm|vulkan|metal|mps|xpu|npu|tpu|sycl|level.?zero|ze_result|ur_result)|\b(gpu|nvidia|amdgpu|ascend|cpu|host|ram|system memory)\b`),
-		reGenericDeviceIdx:  lazyRE(`(?i)\b(?:gpu|cuda|device(?: ordinal)?|dev|ordinal|rocm|hip|xpu|npu)\s*[:=#]?\s*(\d{1,3})\b`),
+		// an error's header on a line of its own: "CUDA ERROR:", "FATAL ERROR:"
+		reGenericHeader:    lazyRE(`^(?:[A-Za-z][\w.]* )?(?:ERROR|Error|error|FATAL|Fatal)\s*:$`),
+		reGenericDeviceIdx: lazyRE(`(?i)\b(?:gpu|cuda|device(?: ordinal)?|dev|ordinal|rocm|hip|xpu|npu)\s*[:=#]?\s*(\d{1,3})\b`),
 	}
 })
 
@@ -126,7 +129,13 @@ var reGenericExc = lazyRE(`^([A-Za-z_][\w.:]*(?:Error|Exception|Failure))\s*:`)
 // genericFailure reports whether a line is a memory failure by its words
 // alone, and the words that make it one: the vocabulary and the error
 // context.
-func genericFailure(text string) (words []string, ok bool) {
+func genericFailure(text string) (words []string, ok bool) { return genericUnder(text, "") }
+
+// genericUnder is genericFailure for a line that an error header of its
+// own just above opens ("CUDA ERROR:" over "   Failed to allocate cuda
+// memory for maxent"): the header is the error context when the line has
+// none.
+func genericUnder(text, header string) (words []string, ok bool) {
 	if len(text) > 2000 {
 		return nil, false
 	}
@@ -149,9 +158,22 @@ func genericFailure(text string) (words []string, ok bool) {
 	rest := text[:loc[0]] + " " + text[loc[1]:]
 	ctx := genericRes().reGenericError.FindString(rest)
 	if ctx == "" {
+		ctx = header
+	}
+	if ctx == "" {
 		return nil, false
 	}
 	return []string{text[loc[0]:loc[1]], strings.TrimSpace(ctx)}, true
+}
+
+// errorHeader reports whether a line is an error's header alone, whose
+// message follows on the next lines: "CUDA ERROR:", "Error:", "FATAL:".
+func errorHeader(text string) bool {
+	t := strings.TrimSpace(text)
+	if len(t) < 4 || len(t) > 40 || t[len(t)-1] != ':' {
+		return false
+	}
+	return genericRes().reGenericHeader.MatchString(t)
 }
 
 func fillGeneric(ev *Event, msg string) {

@@ -145,3 +145,25 @@ func TestCublasGPUNotation(t *testing.T) {
 		t.Fatalf("events %+v, want one cuBLAS event on GPU 1", res.Events)
 	}
 }
+
+// TestGenericUnderErrorHeader: a failure whose only error context is a
+// header line of its own just above ("CUDA ERROR:") is one; the same line
+// with no header, or with the header farther up, is not.
+func TestGenericUnderErrorHeader(t *testing.T) {
+	for _, tc := range []struct {
+		log  string
+		want int
+	}{
+		{"CUDA ERROR:\n   Failed to allocate cuda memory for maxent\n   out of memory\n", 1},
+		{"   Failed to allocate cuda memory for maxent\n", 0},
+		{"CUDA ERROR:\nloading\nsetting up\nreading\n   Failed to allocate cuda memory for maxent\n", 0},
+	} {
+		res, err := Parse(strings.NewReader(tc.log), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Events) != tc.want {
+			t.Errorf("%q: %d events, want %d", tc.log, len(res.Events), tc.want)
+		}
+	}
+}

@@ -174,6 +174,23 @@ func frameworkMatchers() []failureMatcher {
 			fill:    fillVLLM,
 		},
 		{
+			// vLLM's memory profile leaving nothing for the KV cache: "model
+			// weights take 5.20GiB; non_torch_memory takes 0.03GiB; PyTorch
+			// activation peak memory takes 1.42GiB; the rest of the memory
+			// reserved for KV Cache is -1.05GiB." It is logged at INFO just
+			// before vLLM raises "No available memory for the cache
+			// blocks": a failure when that error was not pasted, and
+			// superseded by it when it was.
+			name:    "vllm-negative-kv",
+			anchors: []string{"KV Cache is -"},
+			locate:  lazyRE(`(?:model weights take \S+; .*)?the rest of the memory reserved for KV Cache is -` + size),
+			kind:    KindServing,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "vllm", &Device{Type: "cuda"}, "vllm-negative-kv"
+				ev.tentative, ev.headerOnly = true, true
+			},
+		},
+		{
 			// SGLang's model runner when the memory left for its KV pool
 			// after the weights is not enough: "RuntimeError: Not enough
 			// memory. Please try to increase --mem-fraction-static. Current

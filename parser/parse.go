@@ -100,20 +100,22 @@ type scanner struct {
 	tailBuf   []byte // the end of the previous block, for replay
 	tailFirst int    // the number of tailBuf's first line
 
-	t         *tables         // matchers and prefilter, built once per process
-	quiet     map[string]bool // line shapes that matched no failure
-	tentative *Event          // the last tentative failure (see Event.tentative)
-	quietRaw  map[uint64]bool // raw line shapes known to hold no failure
-	followEv  *Event          // the last event kept, whose following lines are quoted
-	follow    int             // physical lines still to read in full for followEv
-	curNo     int             // the line being read, and its text
-	curText   string
-	wrap      wrapLine     // the last line that failed every matcher, for joinWrapped
-	lineQuiet bool         // the physical line being read holds no key at all
-	rawShape  uint64       // the current line's raw shape, 0 when not computed
-	hits      []int        // the anchored lines of the current block (driver.go)
-	hits2     []int        // those of its second half, searched alongside
-	nl, nl2   newlineIndex // the newlines of the block and of its second half
+	t             *tables         // matchers and prefilter, built once per process
+	quiet         map[string]bool // line shapes that matched no failure
+	tentative     *Event          // the last tentative failure (see Event.tentative)
+	quietRaw      map[uint64]bool // raw line shapes known to hold no failure
+	followEv      *Event          // the last event kept, whose following lines are quoted
+	follow        int             // physical lines still to read in full for followEv
+	curNo         int             // the line being read, and its text
+	curText       string
+	wrap          wrapLine     // the last line that failed every matcher, for joinWrapped
+	lineQuiet     bool         // the physical line being read holds no key at all
+	rawShape      uint64       // the current line's raw shape, 0 when not computed
+	errHeader     int          // the last line that was an error's header alone ("CUDA ERROR:"), 0 for none
+	errHeaderText string       // … and its text
+	hits          []int        // the anchored lines of the current block (driver.go)
+	hits2         []int        // those of its second half, searched alongside
+	nl, nl2       newlineIndex // the newlines of the block and of its second half
 }
 
 // A ringLine is one recent line. Its text and progress counters are read
@@ -287,6 +289,9 @@ func (s *scanner) line(raw string, st stripped, no int) {
 	// A line of a shape already seen without a failure (the same template
 	// with other numbers, as training logs print every step) is not run
 	// through the matchers again.
+	if errorHeader(text) {
+		s.errHeader, s.errHeaderText = no, strings.TrimSpace(text)
+	}
 	shape := lineShape(text)
 	if s.quiet[shape] && !digitSensitive(text) {
 		s.markQuiet(text)
@@ -305,6 +310,9 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		var words []string
 		if m.judge != nil {
 			w, ok := m.judge(text)
+			if !ok && s.errHeader > 0 && no-s.errHeader <= 2 {
+				w, ok = genericUnder(text, s.errHeaderText)
+			}
 			if !ok {
 				continue
 			}

@@ -145,6 +145,5 @@ func generalCues() map[string]string {
 		"turbomind":                   "LMDeploy's TurboMind engine: its module path and class names",
 		"[TM]":                        "the prefix of every log line TurboMind's C++ core prints",
 		"generate_step":               "mlx-lm's and mlx-vlm's token-by-token generation function",
-		"stable-diffusion":            "the directory of the A1111 web UI and the CompVis/Stability repositories",
 	}
 }

@@ -74,7 +74,7 @@ func checkServingBudget(f *Facts) *Finding {
 		fd.fire(servingAdmission)
 		fd.Title = "TGI's warm-up prefill batch does not fit beside the weights"
 		fd.Explanation = "At start-up TGI runs one prefill batch of --max-batch-prefill-tokens tokens to size what is left for its KV cache; that batch's activations did not fit in the memory the weights leave. A smaller prefill batch, more shards or a quantised model fixes it."
-	case "vllm-no-cache-blocks":
+	case "vllm-no-cache-blocks", "vllm-negative-kv":
 		fd.fire(servingAdmission)
 		fd.Title = "Nothing is left for the KV cache after the weights and activations"
 		fd.Explanation = "After loading the weights and profiling a forward pass, vLLM found no memory left inside gpu_memory_utilization for KV-cache blocks."
