@@ -66,7 +66,6 @@ func TestSignalNineExitCodes(t *testing.T) {
 		line string
 		kill bool
 	}{
-		{"ERROR: error code -9", true},
 		{"subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit status -9.", true},
 		{"subprocess.CalledProcessError: Command '['python', 'train.py']' died with <Signals.SIGKILL: 9>.", true},
 		{"ERROR: error code -11", false},

@@ -109,7 +109,7 @@ func genericMatcher() failureMatcher {
 			// a numeric status is read only next to the runtime's name
 			"(2 vs. 0)", "CUDA", "cudaMalloc", "cuMem", "hipMalloc", "VkResult", "VK_",
 			// Windows' E_OUTOFMEMORY as an HRESULT
-			"8007000E", "0x8007000e", "Unknown error -2147024882",
+			"0x8007000E", "0x8007000e", "Unknown error -2147024882",
 			// the CJK vocabulary
 			"显存", "内存", "記憶體", "顯存", "メモリ", "메모리"},
 		locate: reGenericLine,

@@ -18,7 +18,7 @@ import (
 // speed. An anchor that contains one of them is found through it; an
 // anchor that contains none becomes a key of its own.
 func coverKeys() []string {
-	return []string{"mory", "MORY", "Tried to", "OOM", "Killed", "KV cache", "STATUS_", "SIGKILL", "xitcode", "malloc", "xhausted", "XHAUSTED", "failed to allocate", "CPUAlloc", "xits with", "xitCode"}
+	return []string{"mory", "MORY", "Tried to", "OOM", "Killed", "KV cache", "STATUS_", "SIGKILL", "xitcode", "malloc", "xhausted", "XHAUSTED", "failed to allocate", "CPUAlloc", "xits with", "xitCode", "xit Code"}
 }
 
 // tracebackKeys let the lines that open a traceback through the per-line
