@@ -39,10 +39,7 @@ func portableFixes() map[string]bool {
 // (a Liger kernel, bitsandbytes, SDPA) is dropped. A snippet that names
 // the framework itself is that framework's and stays.
 func (rep *Report) dropForeignSnippets(res *parser.Result) {
-	events := map[string]*parser.Event{}
-	for i := range res.Events {
-		events[res.Events[i].ID] = &res.Events[i]
-	}
+	events := eventsByID(res)
 	for i := range rep.Diagnoses {
 		d := &rep.Diagnoses[i]
 		ev := events[d.Event]
@@ -54,20 +51,38 @@ func (rep *Report) dropForeignSnippets(res *parser.Result) {
 		if fw == "" {
 			note = "the log does not say which framework this runtime is, so no spelling is given; the change itself applies"
 		}
-		kept := d.Fixes[:0]
-		for _, fx := range d.Fixes {
-			switch {
-			case !torchCode(fx.Snippet) || fw != "" && strings.Contains(strings.ToLower(fx.Snippet), fw):
-			case portableFixes()[fx.ID]:
-				fx.Snippet = ""
-				fx.Note = note
-			default:
-				continue
-			}
-			kept = append(kept, fx)
-		}
-		d.Fixes = kept
+		d.Fixes = unspelt(d.Fixes, func(snippet string) bool {
+			return torchCode(snippet) && (fw == "" || !strings.Contains(strings.ToLower(snippet), fw))
+		}, note)
 	}
+}
+
+// eventsByID indexes a result's events by their ids.
+func eventsByID(res *parser.Result) map[string]*parser.Event {
+	events := map[string]*parser.Event{}
+	for i := range res.Events {
+		events[res.Events[i].ID] = &res.Events[i]
+	}
+	return events
+}
+
+// unspelt removes the spellings that do not apply from fixes: a fix whose
+// snippet is foreign keeps its title and reason, with the note in place
+// of the snippet, when the change is portable, and is dropped otherwise.
+func unspelt(fixes []Fix, foreign func(snippet string) bool, note string) []Fix {
+	kept := fixes[:0]
+	for _, fx := range fixes {
+		switch {
+		case !foreign(fx.Snippet):
+		case portableFixes()[fx.ID]:
+			fx.Snippet = ""
+			fx.Note = note
+		default:
+			continue
+		}
+		kept = append(kept, fx)
+	}
+	return kept
 }
 
 // cudaOnlyFixes are changes that need an NVIDIA or AMD GPU's discrete
@@ -156,28 +171,11 @@ func showsOwnModel(res *parser.Result, ev *parser.Event) bool {
 // change that exists only there (bitsandbytes through from_pretrained) is
 // dropped.
 func (rep *Report) dropHubSnippets(res *parser.Result) {
-	events := map[string]*parser.Event{}
-	for i := range res.Events {
-		events[res.Events[i].ID] = &res.Events[i]
-	}
+	events := eventsByID(res)
 	for i := range rep.Diagnoses {
 		d := &rep.Diagnoses[i]
-		ev := events[d.Event]
-		if ev == nil || !showsOwnModel(res, ev) {
-			continue
+		if ev := events[d.Event]; ev != nil && showsOwnModel(res, ev) {
+			d.Fixes = unspelt(d.Fixes, hubCode, "the traceback runs no Hugging Face model, so no transformers spelling is given; the change itself applies")
 		}
-		kept := d.Fixes[:0]
-		for _, fx := range d.Fixes {
-			switch {
-			case !hubCode(fx.Snippet):
-			case portableFixes()[fx.ID]:
-				fx.Snippet = ""
-				fx.Note = "the traceback runs no Hugging Face model, so no transformers spelling is given; the change itself applies"
-			default:
-				continue
-			}
-			kept = append(kept, fx)
-		}
-		d.Fixes = kept
 	}
 }
