@@ -403,3 +403,21 @@ func TestVLLMShareAlreadyHigh(t *testing.T) {
 		t.Errorf("raising gpu_memory_utilization: %+v, want it ruled out as tried at line 1", x)
 	}
 }
+
+// TestContainerLimitFix: a Kubernetes container killed at its limit is
+// told to raise the limit in its pod spec, not a Slurm or docker flag.
+func TestContainerLimitFix(t *testing.T) {
+	rep := build(t, filepath.Join("..", "fixtures", "formats", "kubernetes-exitcode-137.log"), rules.Hints{})
+	if len(rep.Diagnoses) == 0 || rep.Diagnoses[0].Culprit != "host-ram" {
+		t.Fatalf("diagnoses %+v, want host-ram first", rep.Diagnoses)
+	}
+	for _, fx := range rep.Diagnoses[0].Fixes {
+		if fx.ID == "more-host-memory" {
+			if !strings.Contains(fx.Snippet, "limits:") || strings.Contains(fx.Snippet, "SBATCH") {
+				t.Errorf("more-host-memory snippet %q, want the pod spec's limits", fx.Snippet)
+			}
+			return
+		}
+	}
+	t.Errorf("no more-host-memory fix: %+v", rep.Diagnoses[0].Fixes)
+}

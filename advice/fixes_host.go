@@ -69,13 +69,23 @@ func hostFixes(c *fixContext) []Fix {
 		reduce.Snippet = "model = AutoModel.from_pretrained(model_id, torch_dtype=\"auto\", low_cpu_mem_usage=True, device_map=\"auto\")\nstate = torch.load(path, map_location=\"cpu\", mmap=True)   # a plain checkpoint"
 		reduce.Caveat = "device_map=\"auto\" needs accelerate, and spills to CPU RAM what the GPU cannot hold."
 	}
-	return []Fix{reduce, {
+	more := Fix{
 		ID:      "more-host-memory",
 		Title:   "Raise the memory limit (job, container) or add swap",
 		Why:     limitWhy,
 		Snippet: "#SBATCH --mem=64G     # SLURM\ndocker run --memory=64g ...",
 		Caveat:  "Swap is slow.",
-	}}
+	}
+	switch c.f.Ev.Framework {
+	case "kubernetes":
+		// the kill was the container's cgroup limit, set in the pod spec
+		more.Title = "Raise the container's memory limit in the pod spec"
+		more.Snippet = "resources:\n  limits:\n    memory: 64Gi   # the container's spec; requests.memory too, so the scheduler places it on a node that has it"
+		more.Caveat = "Needs a node with that much memory free."
+	case "slurm":
+		more.Snippet = "#SBATCH --mem=64G     # or --mem-per-cpu; sacct -j JOBID -o MaxRSS shows what the job reached"
+	}
+	return []Fix{reduce, more}
 }
 
 // windowsCommitFixes are the fixes for Windows' commit limit (error 1455,

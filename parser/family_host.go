@@ -84,6 +84,8 @@ func fillSigkill(ev *Event, msg string) {
 		}
 	case strings.Contains(msg, "appears to have died"):
 		ev.Framework, ev.Suspected = "jupyter", true
+	case strings.Contains(msg, "exitCode") || strings.Contains(msg, "Exit Code:"):
+		ev.Framework, ev.Suspected = "kubernetes", true // a container's status: 137 is SIGKILL, most often its memory limit
 	default:
 		ev.Suspected = true
 	}

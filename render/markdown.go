@@ -228,9 +228,12 @@ func mdEvidence(d advice.Diagnosis, evs []parser.Event) []rules.Evidence {
 	return out
 }
 
-// snippetLang names a snippet's language for the code fence: shell for
-// command lines, Python otherwise.
+// snippetLang names a snippet's language for the code fence: YAML for a
+// Kubernetes spec, shell for command lines, Python otherwise.
 func snippetLang(s string) string {
+	if strings.HasPrefix(s, "resources:") {
+		return "yaml"
+	}
 	for _, pre := range []string{"vllm ", "export ", "llama-", "docker ", "nvidia-smi", "xpu-smi", "rocm-smi", "#SBATCH", "CUDA_VISIBLE_DEVICES", "python ", "torchrun", "ollama", "llama-server"} {
 		if strings.HasPrefix(s, pre) {
 			return "sh"

@@ -15,3 +15,16 @@ func TestRecipeLanguage(t *testing.T) {
 		}
 	}
 }
+
+func TestSnippetLang(t *testing.T) {
+	for s, want := range map[string]string{
+		"resources:\n  limits:\n    memory: 64Gi": "yaml",
+		"#SBATCH --mem=64G":                       "sh",
+		"vllm serve MODEL --max-model-len N":      "sh",
+		"model.gradient_checkpointing_enable()":   "python",
+	} {
+		if got := snippetLang(s); got != want {
+			t.Errorf("snippetLang(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
