@@ -82,8 +82,7 @@ func nativeMatchers() []failureMatcher {
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Device, ev.Variant = "webgpu", &Device{Type: "webgpu"}, "webgpu-max-buffer"
 				if m := reWebGPUMaxBuffer.FindStringSubmatch(msg); m != nil {
-					requestOf(ev, m[1]+" bytes")
-					ev.MaxAllocationBytes = sizeOf(m[2] + " bytes")
+					overMax(ev, m[1], m[2])
 				}
 			},
 		},
@@ -198,8 +197,7 @@ func nativeMatchers() []failureMatcher {
 			fill: func(ev *Event, msg string) {
 				ev.Framework, ev.Device, ev.Variant, ev.Hint = "openvino", &Device{Type: "gpu"}, "openvino-max-alloc", "allocation-limit"
 				if m := reOpenVINOMaxAlloc.FindStringSubmatch(msg); m != nil && m[1] != "" {
-					requestOf(ev, m[1]+" bytes")
-					ev.MaxAllocationBytes = sizeOf(m[2] + " bytes")
+					overMax(ev, m[1], m[2])
 				}
 			},
 		},

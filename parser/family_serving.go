@@ -182,8 +182,7 @@ func fillMetalValidation(ev *Event, msg string) {
 func fillGGMLMetalBuffer(ev *Event, msg string) {
 	ev.Framework, ev.Device, ev.Variant = "ggml", &Device{Type: "mps"}, "ggml-metal-buffer"
 	if m := reGGMLMetalBuffer.FindStringSubmatch(msg); m != nil {
-		requestOf(ev, m[2])
-		ev.MaxAllocationBytes = sizeOf(m[3])
+		overMax(ev, m[2], m[3])
 	}
 }
 

@@ -79,6 +79,14 @@ func oversize(text string) bool {
 	return st == sizeTooLarge
 }
 
+// overMax sets the event's request and the per-buffer maximum it went
+// over from two byte counts as printed ("Buffer size (870585948) exceeds
+// the max buffer size limit (536870912)").
+func overMax(ev *Event, request, max string) {
+	requestOf(ev, request+" bytes")
+	ev.MaxAllocationBytes = sizeOf(max + " bytes")
+}
+
 // requestOf sets the event's request from a printed size: its bytes, or —
 // for a size too large for any device — none, with RequestOverflow, so
 // that no family reads an overflowed request as merely unknown.

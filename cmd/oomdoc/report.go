@@ -155,13 +155,11 @@ func (f *ReportFlags) warnOtherModel(env *Env, reps []advice.Report) {
 // failed, so it wins, and the user should know the flag was not used.
 // Sizes within 5% are one device (vendors' GB against the runtime's GiB).
 func (f *ReportFlags) warnOtherGPU(env *Env, reps []advice.Report) {
-	if f.GPU == "" {
+	h, err := f.hints()
+	if err != nil || h.GPUBytes == nil {
 		return
 	}
-	flag, ok := parser.ParseSize(strings.TrimSpace(f.GPU))
-	if !ok {
-		return
-	}
+	flag := *h.GPUBytes
 	for _, rep := range reps {
 		for _, ev := range rep.Events {
 			if ev.TotalBytes == nil || *ev.TotalBytes <= 0 {
