@@ -180,9 +180,9 @@ func (s *scanner) add(ev *Event) {
 			adoptError(prev, ev)
 			return
 		}
-		if wrapped(prev, ev) {
+		if wrapped(prev, ev) || errnoEcho(prev, ev) {
 			s.resumeFollowing(prev, ev)
-			return // a wrapper's words for a failure already read exactly
+			return // a wrapper's words for a failure already read
 		}
 		if wrapped(ev, prev) {
 			s.events[k] = ev // the exact report supersedes the wrapper's words
@@ -213,6 +213,7 @@ func (s *scanner) finish() {
 	}
 	for _, ev := range s.events {
 		bfcStats(ev)
+		followingFigures(ev)
 	}
 	others := slices.ContainsFunc(s.events, func(ev *Event) bool { return ev.Variant != VariantRayWorkerDied })
 	s.events = slices.DeleteFunc(s.events, func(ev *Event) bool { return ev.Variant == VariantRayWorkerDied && (others || crashedOtherwise(ev)) })

@@ -25,11 +25,13 @@ var (
 	reGGMLMetalBuffer = lazyRE(`(?:\w+: )?buffer '([^']*)' size (\d+) is larger than buffer maximum of (\d+)`)
 	// "newBufferWith*:length 0x6692c000 must not exceed 1024 MB."
 	reMetalValidation = lazyRE(`newBuffer\S*:length (0x[0-9a-fA-F]+|\d+) must not exceed (\d+ ?[KMG]i?B)`)
-	reTGITokens       = lazyRE(`Not enough memory to handle (\d+) (?:prefill |total )?tokens`)
-	reVLLMV0          = lazyRE(`max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)`)
-	reVLLMV1          = lazyRE(`max seq len \((\d+)\),? \(?` + size + ` KV cache is needed, which is larger than the available KV cache memory \(` + size + `\)`)
-	reVLLMEstimated   = lazyRE(`estimated maximum model length is (\d+)`)
-	reVLLMStartup     = lazyRE(`Free memory on device \S*?\s*\[?(\w+)?:?(\d+)?\s*\]?\s*\(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)`)
+	// "needs 3046637568 B > budget -1868787708 B"
+	reCacheBudgetNeeds = lazyRE(`needs (\d+) ?(?:B|bytes)\b`)
+	reTGITokens        = lazyRE(`Not enough memory to handle (\d+) (?:prefill |total )?tokens`)
+	reVLLMV0           = lazyRE(`max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)`)
+	reVLLMV1           = lazyRE(`max seq len \((\d+)\),? \(?` + size + ` KV cache is needed, which is larger than the available KV cache memory \(` + size + `\)`)
+	reVLLMEstimated    = lazyRE(`estimated maximum model length is (\d+)`)
+	reVLLMStartup      = lazyRE(`Free memory on device \S*?\s*\[?(\w+)?:?(\d+)?\s*\]?\s*\(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)`)
 )
 
 func fillVLLM(ev *Event, msg string) {
@@ -203,5 +205,14 @@ func fillMetal(ev *Event, msg string) {
 		if m[2] != "" {
 			ev.MaxAllocationBytes = sizeOf(m[2])
 		}
+	}
+}
+
+// fillCacheBudget reads a serving engine's refusal of a cache budget too
+// small for its minimum plan: what the plan needs is the request.
+func fillCacheBudget(ev *Event, msg string) {
+	ev.Variant = "cache-budget-too-small"
+	if m := reCacheBudgetNeeds.FindStringSubmatch(msg); m != nil {
+		requestOf(ev, m[1]+" bytes")
 	}
 }

@@ -25,13 +25,16 @@ type genericPatterns struct {
 	reGenericDeviceType *lazyRegexp
 	reGenericDeviceIdx  *lazyRegexp
 	reGenericHeader     *lazyRegexp
+	reGenericStatement  *lazyRegexp
+	reGenericRow        *lazyRegexp
 }
 
 // genericRes compiles the generic patterns on first use, once per process.
 var genericRes = sync.OnceValue(func() *genericPatterns {
 	return &genericPatterns{
 		// the memory-failure vocabulary, prose or constant form:
-		// "out of memory", "OUT_OF_MEMORY", "OutOfMemory", "resource exhausted",
+		// "out of memory", "OUT_OF_MEMORY", "OutOfMemory", "out of GPU and
+		// shared host memory" (Blender Cycles), "resource exhausted",
 		// Windows' "Not enough memory resources are available to complete
 		// this operation" (E_OUTOFMEMORY, also when a paste garbles its
 		// first word),
@@ -39,7 +42,7 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// "not enough memory", "insufficient device memory", "OOM", and the
 		// same in Chinese (显存不足 "GPU memory insufficient", 内存溢出
 		// "memory overflow"), Japanese (メモリ不足) and Korean (메모리 부족)
-		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _])?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|enough memory resources|\be_outofmemory\b|\bbad_alloc\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
+		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _](?:and (?:shared )?(?:host|system) )?)?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|enough memory resources|\be_outofmemory\b|\bbad_alloc\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
 		// numeric statuses, read when no words say it: cudaErrorMemoryAllocation and
 		// CUDA_ERROR_OUT_OF_MEMORY are 2, hipErrorOutOfMemory 2,
 		// VK_ERROR_OUT_OF_DEVICE_MEMORY -2, a driver call's "res=2"
@@ -95,7 +98,19 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// "GPU=0", "cuda:1", "device 2", "device ordinal 0"
 		reGenericDeviceType: lazyRE(`(?i)\b(cuda|hip|rocm|vulkan|metal|mps|xpu|npu|tpu|sycl|level.?zero|ze_result|ur_result)|\b(gpu|nvidia|amdgpu|ascend|cpu|host|ram|system memory)\b`),
 		// an error's header on a line of its own: "CUDA ERROR:", "FATAL ERROR:"
-		reGenericHeader:    lazyRE(`^(?:[A-Za-z][\w.]* )?(?:ERROR|Error|error|FATAL|Fatal)\s*:$`),
+		reGenericHeader: lazyRE(`^(?:[A-Za-z][\w.]* )?(?:ERROR|Error|error|FATAL|Fatal)\s*:$`),
+		// a line that says only that memory ran out, which is an error by
+		// the convention C programs print their fatal errors in: the
+		// program's name, a subject and the words, and perhaps the request
+		// in parentheses — "ihaskell: out of memory (requested 2097152
+		// bytes)" (GHC's runtime), "System is out of GPU and shared host
+		// memory" (Blender Cycles), "Out of memory.", "Insufficient graphics
+		// memory for this model!" (an application's alert)
+		reGenericStatement: lazyRE(`(?i)^(?:[\w.\-]+:\s*)?(?:(?:the\s+)?(?:system|device|gpu|process|program|application|machine|host|worker|server)\s+(?:is|was|ran|has run|went)\s+)?out of (?:(?:device|gpu|host|system|video|shared|cuda|vram)\s+(?:and (?:shared )?(?:host|system)\s+)?)?memory(?:\s*\([^()]*\))?\s*[.!]?$|^(?:[\w.\-]+:\s*)?(?:insufficient|not enough) (?:\w+ ){0,2}memory(?: for (?:this|the) \w+)?\s*[.!]?$`),
+		// a row of figures a runtime prints under its failure, a bare
+		// number being bytes: "- Free memory: 8126464", "- Requested
+		// memory: 33554432" (XGBoost's device_helpers)
+		reGenericRow:       lazyRE(`(?i)^[-*\s]*(free|requested|available|total)(?: device| gpu)? memory\s*[:=]\s*(\d[\d,]*(?:\.\d+)?)\s*(bytes|[KMGTP]i?B|B)?\s*$`),
 		reGenericDeviceIdx: lazyRE(`(?i)\b(?:gpu|cuda|device(?: ordinal)?|dev|ordinal|rocm|hip|xpu|npu)\s*[:=#]?\s*(\d{1,3})\b`),
 	}
 })
@@ -159,6 +174,9 @@ func genericUnder(text, header string) (words []string, ok bool) {
 	ctx := genericRes().reGenericError.FindString(rest)
 	if ctx == "" {
 		ctx = header
+	}
+	if ctx == "" && genericRes().reGenericStatement.MatchString(strings.TrimSpace(text)) {
+		return []string{text[loc[0]:loc[1]]}, true // the line is the error
 	}
 	if ctx == "" {
 		return nil, false
@@ -234,4 +252,66 @@ func genericDevice(msg string) *Device {
 		}
 	}
 	return d
+}
+
+// followingFigures reads the figures a native runtime prints on the lines
+// just after its failure into those the message left null: TensorRT's
+// "Requested amount of GPU memory (15485030400 bytes) could not be
+// allocated" under "Error Code 1: Cuda Runtime (out of memory)", XGBoost's
+// "- Free memory: 8126464" and "- Requested memory: 33554432" rows under
+// its "cudaErrorMemoryAllocation: out of memory". Only the first three
+// lines are read, and only a line that names memory or a buffer.
+func followingFigures(ev *Event) {
+	if ev.Kind != KindGeneric && ev.Kind != KindCUDARuntime {
+		return
+	}
+	for i, f := range ev.Following {
+		if i == 3 {
+			break
+		}
+		if m := genericRes().reGenericRow.FindStringSubmatch(f.Text); m != nil {
+			n := sizeOf(m[2] + m[3])
+			if m[3] == "" {
+				n = bareBytes(m[2])
+			}
+			switch strings.ToLower(m[1]) {
+			case "free", "available":
+				ev.FreeBytes = cmpOr(ev.FreeBytes, n)
+			case "requested":
+				if ev.RequestedBytes == nil && n != nil {
+					ev.RequestedBytes = n
+				}
+			case "total":
+				ev.TotalBytes = cmpOr(ev.TotalBytes, n)
+			}
+			continue
+		}
+		low := strings.ToLower(f.Text)
+		if !strings.Contains(low, "memory") && !strings.Contains(low, "buffer") {
+			continue
+		}
+		if m := genericRes().reGenericRequest.FindStringSubmatch(f.Text); m != nil && ev.RequestedBytes == nil {
+			requestOf(ev, m[1])
+		}
+		if m := genericRes().reGenericFree.FindStringSubmatch(f.Text); m != nil && ev.FreeBytes == nil {
+			ev.FreeBytes = sizeOf(m[1] + m[2] + m[3])
+		}
+	}
+}
+
+// cmpOr is have when it is known, else found.
+func cmpOr(have, found *int64) *int64 {
+	if have != nil {
+		return have
+	}
+	return found
+}
+
+// bareBytes reads a row's bare number of bytes ("8126464", "8,126,464").
+func bareBytes(s string) *int64 {
+	n, err := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
+	if err != nil {
+		return nil
+	}
+	return &n
 }

@@ -150,11 +150,26 @@ func wrapped(exact, ev *Event) bool {
 	if ev.Detection == nil || ev.Detection.Tier != 2 || exact.Detection == nil || exact.Detection.Tier != 1 {
 		return false
 	}
+	if exact.Variant == "enomem" && exact.Line > ev.Line {
+		return false // the errno's words echo the failure above them (errnoEcho)
+	}
 	d := ev.Line - exact.Line
 	if d < 0 {
 		d = -d
 	}
 	return d <= genericWindow && sameRank(exact.Rank, ev.Rank)
+}
+
+// errnoEcho reports whether ev, the C library's words for ENOMEM ("Error
+// opening video encoder : Cannot allocate memory"), echoes the failure
+// prev read a few lines before on the same rank ("[h264_nvenc @ 0x6090380]
+// InitializeEncoder failed: out of memory (10)"): a caller passing the
+// errno up, not a second failure, and no sign that host memory ran out.
+func errnoEcho(prev, ev *Event) bool {
+	if ev.Variant != "enomem" || prev.Variant == "enomem" || ev.Line-prev.Line > genericWindow {
+		return false
+	}
+	return sameRank(prev.Rank, ev.Rank)
 }
 
 // bfcAnnounces reports whether ev, an XLA RESOURCE_EXHAUSTED error, is the

@@ -202,6 +202,18 @@ func frameworkMatchers() []failureMatcher {
 			fill:    func(ev *Event, msg string) { ev.Framework, ev.Variant = "sglang", "sglang-mem-fraction" },
 		},
 		{
+			// a serving engine refusing to start when the memory left for
+			// its cache cannot hold its smallest plan: "AssertionError:
+			// cache budget too small: minimum plan (moe=1024 slots, kv=128
+			// pages) needs 3046637568 B > budget -1868787708 B (raise
+			// memory_ratio, lower kv_reserve_tokens, or free GPU memory)"
+			name:    "cache-budget",
+			anchors: []string{"budget too small", "budget is too small"},
+			locate:  lazyRE(`(?i)\b(?:memory|cache|kv[ _-]?cache) budget (?:is )?too small`),
+			kind:    KindServing,
+			fill:    fillCacheBudget,
+		},
+		{
 			name:    "tgi",
 			anchors: []string{"Not enough memory to handle"},
 			locate:  lazyRE(`Not enough memory to handle \d+ (?:prefill |total )?tokens`),

@@ -85,7 +85,7 @@ var (
 	// "[2023-04-14 13:10:02,121] [INFO] [utils.py:786:see_memory_usage] " (DeepSpeed)
 	dsPrefix = lazyRE(`^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\] \[\w+\] \[[^\]]*\] `)
 	// "2024-06-17T13:18:29.371622Z ERROR shard-manager: ", "2024-01-01 10:00:00,123 - INFO - "
-	isoPrefix = lazyRE(`^\[?\d{4}-\d\d-\d\d[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s*(?:[-|:]\s*)?(?:(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\s*(?:[-|:]\s*)?(?:[\w.\-]+:\s+)?)?`)
+	isoPrefix = lazyRE(`^\[?\d{4}-\d\d-\d\d[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s*(?:[-|:]\s*)?(?:(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\s*(?:[-|:]\s*)?([\w.\-]+:\s+)?)?`)
 	// "ERROR:torch.distributed.elastic.multiprocessing.api:" (Python logging default)
 	pyLogPrefix = lazyRE(`^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL):[\w.]+:`)
 	// "[ 5403.117934] " (dmesg), "[Tue Mar 11 10:15:33 2025] " (dmesg -T)
@@ -116,6 +116,11 @@ func stripPrefixes(s string) stripped {
 		}
 		c := t[0]
 		var m []string
+		if n := composePrefix(t); n > 0 {
+			out.stream += t[:n]
+			out.text = t[n:]
+			continue
+		}
 		switch {
 		case c == 'r':
 			if m = rankPrefix.FindStringSubmatch(t); m != nil {
@@ -155,7 +160,7 @@ func stripPrefixes(s string) stripped {
 			switch {
 			case isDate:
 				if m = dsPrefix.FindStringSubmatch(t); m == nil {
-					m = isoPrefix.FindStringSubmatch(t)
+					m = isoMatch(t)
 				}
 			case c1 == ' ' || isDigit(c1) || c1 >= 'A' && c1 <= 'Z':
 				if m = dmesgPrefix.FindStringSubmatch(t); m == nil {
@@ -177,7 +182,7 @@ func stripPrefixes(s string) stripped {
 					}
 				}
 			} else if m = tfPrefix.FindStringSubmatch(t); m == nil {
-				if m = isoPrefix.FindStringSubmatch(t); m == nil {
+				if m = isoMatch(t); m == nil {
 					if m = clockPrefix.FindStringSubmatch(t); m == nil {
 						if m = srunPrefix.FindStringSubmatch(t); m != nil {
 							out.setRank(m[1], m[0])
@@ -208,6 +213,55 @@ func stripPrefixes(s string) stripped {
 		out.text = t[len(m[0]):]
 	}
 	return out
+}
+
+// isoMatch is isoPrefix's match, less the logger name after the level
+// when that name is an exception's class: "ERROR:    torch.OutOfMemoryError:
+// CUDA out of memory." keeps its exception.
+func isoMatch(t string) []string {
+	m := isoPrefix.FindStringSubmatch(t)
+	if m != nil && m[1] != "" {
+		name := strings.TrimRight(m[1], ": \t")
+		if strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception") {
+			m[0] = m[0][:len(m[0])-len(m[1])]
+		}
+	}
+	return m
+}
+
+// composePrefix returns the length of the service tag Docker Compose puts
+// before each line of a container's output — the service name, a dash or
+// underscore and the replica number, padding, then "| ": "tabbyapi-1  | ",
+// "web_1     | " — and 0 when t does not start with one. Read without a
+// regexp: most lines start with no such tag, and the scan stops at the
+// first byte that cannot be one's.
+func composePrefix(t string) int {
+	i := 0
+	for i < len(t) && i < 64 && (identByte(t[i]) || t[i] == '-' || t[i] == '.') {
+		i++
+	}
+	j := i
+	for j > 0 && isDigit(t[j-1]) {
+		j--
+	}
+	if j == i || j < 2 || (t[j-1] != '-' && t[j-1] != '_') {
+		return 0 // no replica number after a dash or underscore
+	}
+	k := i
+	for k < len(t) && t[k] == ' ' {
+		k++
+	}
+	if k == i || k >= len(t) || t[k] != '|' {
+		return 0
+	}
+	k++
+	switch {
+	case k == len(t):
+		return k // a blank line of the container's
+	case t[k] == ' ':
+		return k + 1
+	}
+	return 0
 }
 
 // fastRank strips the commonest prefix, "[rankN]: ", without a regexp.

@@ -26,6 +26,11 @@ func TestStripPrefixes(t *testing.T) {
 		{"journal", "Mar 11 10:15:33 gpu-node-3 kernel: Memory cgroup out of memory", "Memory cgroup out of memory", nil},
 		{"python logging", "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9)", "failed (exitcode: -9)", nil},
 		{"quote", "> RuntimeError: x", "RuntimeError: x", nil},
+		{"docker compose service", "tabbyapi-1  | 2025-03-14 11:05:29.634 ERROR:    torch.OutOfMemoryError: CUDA out of memory.", "torch.OutOfMemoryError: CUDA out of memory.", nil},
+		{"docker compose continuation", "tabbyapi-1  | Tried to allocate 260.00 MiB.", "Tried to allocate 260.00 MiB.", nil},
+		{"compose v1 service", "web_1     | Killed", "Killed", nil},
+		{"a table is no service", "step-1 |loss", "step-1 |loss", nil},
+		{"a name without replica", "model  | 7B", "model  | 7B", nil},
 		{"code is not a prefix", "return torch._C._nn.cross_entropy_loss(input)", "return torch._C._nn.cross_entropy_loss(input)", nil},
 	}
 	for _, tc := range tests {
