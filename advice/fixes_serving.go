@@ -2,6 +2,8 @@ package advice
 
 import (
 	"fmt"
+	"regexp"
+	"sync"
 
 	"github.com/oomdoc/oomdoc/parser"
 )
@@ -14,6 +16,10 @@ func servingFixes(c *fixContext) []Fix {
 		return []Fix{lowerGPUUtilisation()}
 	case "tgi-warmup":
 		return tgiFixes(ev)
+	case "cache-budget-too-small":
+		if ev.Framework == "" {
+			return []Fix{engineCacheBudget(ev)}
+		}
 	}
 	lenFix := Fix{
 		ID:      "lower-max-model-len",
@@ -84,6 +90,31 @@ func servingFixes(c *fixContext) []Fix {
 		Snippet: "vllm serve MODEL --max-num-seqs 64",
 		Caveat:  "Lower throughput under load.",
 	})
+}
+
+// reEngineHint reads the remedy a serving engine's own refusal names in
+// parentheses: "(raise memory_ratio, lower kv_reserve_tokens, or free GPU
+// memory)".
+var reEngineHint = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\(((?:raise|lower|increase|decrease|reduce|set|use|free)\b[^()]*)\)`)
+})
+
+// engineCacheBudget is the change for an engine oomdoc has no spellings
+// for, whose cache budget cannot hold its smallest plan: the settings its
+// own message names, quoted from the log.
+func engineCacheBudget(ev *parser.Event) Fix {
+	fx := Fix{
+		ID:      "engine-cache-budget",
+		Title:   "Give the engine's cache more room: a larger share of the device, a shorter reserved context, or a free device",
+		Why:     "The engine sizes its cache from what is left after the weights and its reserves, and refused to start because that cannot hold its smallest plan.",
+		Snippet: "# the settings your engine's documentation names for its memory share and the context it reserves",
+		Caveat:  "A larger share leaves less for other processes; a shorter context rejects longer prompts.",
+	}
+	if m := reEngineHint().FindStringSubmatch(ev.Message); m != nil {
+		fx.Snippet = fmt.Sprintf("# the engine's own words (line %d): %s", ev.Line, m[1])
+		fx.cites = []fact{{Line: ev.Line, Token: m[1], Text: "the engine's own remedy"}}
+	}
+	return fx
 }
 
 // tgiFixes are the changes for TGI's warm-up refusal: a smaller prefill

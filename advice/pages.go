@@ -156,6 +156,7 @@ func everyFixForm(culprit string) []Fix {
 		{Kind: parser.KindServing, Framework: "vllm", Variant: "vllm-startup"},
 		{Kind: parser.KindServing, Framework: "vllm", Variant: "vllm-v1"},
 		{Kind: parser.KindServing, Framework: "tgi", Variant: "tgi-warmup"},
+		{Kind: parser.KindServing, Variant: "cache-budget-too-small"},
 		{Kind: parser.KindHostKill, Signal: "Bus error"},
 		{Kind: parser.KindCUDARuntime, Framework: "ggml"},
 		{Kind: parser.KindCUDARuntime, Framework: "ctranslate2"},

@@ -52,7 +52,14 @@ func hostMemoryPossible(f *Facts) bool {
 func checkHostRAM(f *Facts) *Finding {
 	ev := f.Ev
 	fd := &Finding{Culprit: "host-ram", Event: ev.ID, Quantities: Quantities{RequestedBytes: f.Requested}}
-	switch ev.Kind {
+	kind := ev.Kind
+	if kind == parser.KindGeneric && ev.Device != nil && ev.Device.Type == "cpu" {
+		// a runtime's own words that name host memory: Caffe's "Check
+		// failed: *ptr host allocation of size 141386560 failed", a
+		// std::bad_alloc abort
+		kind = parser.KindCPU
+	}
+	switch kind {
 	case parser.KindCPU:
 		fd.fire(hostCPUAlloc)
 		fd.Title = "The CPU allocator could not get host memory"

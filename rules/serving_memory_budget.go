@@ -74,6 +74,10 @@ func checkServingBudget(f *Facts) *Finding {
 		fd.fire(servingAdmission)
 		fd.Title = "TGI's warm-up prefill batch does not fit beside the weights"
 		fd.Explanation = "At start-up TGI runs one prefill batch of --max-batch-prefill-tokens tokens to size what is left for its KV cache; that batch's activations did not fit in the memory the weights leave. A smaller prefill batch, more shards or a quantised model fixes it."
+	case "cache-budget-too-small":
+		fd.fire(servingAdmission)
+		fd.Title = "The memory left for the engine's cache cannot hold its smallest plan"
+		fd.Explanation = "The engine sizes its cache from the memory left after the weights and its reserves, and refuses to start when that budget cannot hold the smallest cache it can run with. A smaller reserve for context, a larger share of the device, a quantised checkpoint or freeing the device fixes it."
 	case "vllm-no-cache-blocks", "vllm-negative-kv":
 		fd.fire(servingAdmission)
 		fd.Title = "Nothing is left for the KV cache after the weights and activations"
