@@ -13,6 +13,10 @@ type TextSet struct {
 	joined    string
 	starts    []int // offset of each text in joined
 	backslash bool  // some text holds a backslash: path words are also tried in Windows spelling
+	// pairs has a bit for each pair of adjacent bytes in joined: a word
+	// with a pair the texts lack is absent without a search, and most of
+	// the vocabulary is absent from any one log.
+	pairs *[1 << 16 / 64]uint64
 }
 
 // NewTextSet joins the texts, in the order First prefers them.
@@ -31,7 +35,24 @@ func NewTextSet(texts []string) *TextSet {
 	}
 	s.joined = b.String()
 	s.backslash = strings.IndexByte(s.joined, '\\') >= 0
+	s.pairs = new([1 << 16 / 64]uint64)
+	for i := 0; i+1 < len(s.joined); i++ {
+		p := uint16(s.joined[i])<<8 | uint16(s.joined[i+1])
+		s.pairs[p>>6] |= 1 << (p & 63)
+	}
 	return s
+}
+
+// mayHold reports whether the texts can hold w: every pair of adjacent
+// bytes in w occurs somewhere in them.
+func (s *TextSet) mayHold(w string) bool {
+	for i := 0; i+1 < len(w); i++ {
+		p := uint16(w[i])<<8 | uint16(w[i+1])
+		if s.pairs[p>>6]&(1<<(p&63)) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // First returns the index of the first text that holds one of the words,
@@ -68,6 +89,9 @@ const (
 // first returns the index of the first text before limit that holds w,
 // standing as mode says, or limit when none does.
 func (s *TextSet) first(w string, limit, mode int) int {
+	if !s.mayHold(w) {
+		return limit
+	}
 	end := len(s.joined)
 	if limit < len(s.starts) {
 		end = s.starts[limit]

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -68,21 +66,65 @@ const (
 	keepSpace  = '\ue000' // a private-use rune, never in a report
 )
 
-var reFigureUnit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d) (bytes|[KMGT]iB|GB|MB|B)\b`) })
-
 // Wrap wraps plain text at width columns without breaking at a hyphen or
 // between a figure and its unit.
 func Wrap(s string, width int) string {
 	return unglue(ansi.Wordwrap(glue(s), width, " /"))
 }
 
+// glue makes the hyphens and the spaces between a figure and its unit
+// ("2.00 GiB", "512 bytes") unbreakable.
 func glue(s string) string {
 	s = strings.ReplaceAll(s, "-", string(keepHyphen))
-	return reFigureUnit().ReplaceAllString(s, "${1}"+string(keepSpace)+"${2}")
+	if !strings.Contains(s, " ") {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == ' ' && s[i-1] >= '0' && s[i-1] <= '9' && unitAt(s[i+1:]) {
+			if last == 0 {
+				b.Grow(len(s) + 16)
+			}
+			b.WriteString(s[last:i])
+			b.WriteRune(keepSpace)
+			last = i + 1
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// unitAt reports whether s starts with a unit of bytes as a whole word:
+// bytes, KiB, MiB, GiB, TiB, GB, MB or B.
+func unitAt(s string) bool {
+	n := 0
+	switch {
+	case strings.HasPrefix(s, "bytes"):
+		n = 5
+	case len(s) >= 3 && strings.IndexByte("KMGT", s[0]) >= 0 && s[1] == 'i' && s[2] == 'B':
+		n = 3
+	case len(s) >= 2 && (s[0] == 'G' || s[0] == 'M') && s[1] == 'B':
+		n = 2
+	case len(s) >= 1 && s[0] == 'B':
+		n = 1
+	default:
+		return false
+	}
+	return n == len(s) || !wordByte(s[n])
+}
+
+// wordByte is \w of the regexp syntax, for ASCII.
+func wordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 func unglue(s string) string {
-	return strings.NewReplacer(string(keepHyphen), "-", string(keepSpace), " ").Replace(s)
+	s = strings.ReplaceAll(s, string(keepHyphen), "-")
+	return strings.ReplaceAll(s, string(keepSpace), " ")
 }
 
 // block writes preformatted text (code) as it is: snippets are meant to be
