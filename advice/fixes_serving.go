@@ -96,7 +96,7 @@ func servingFixes(c *fixContext) []Fix {
 // parentheses: "(raise memory_ratio, lower kv_reserve_tokens, or free GPU
 // memory)".
 var reEngineHint = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\(((?:raise|lower|increase|decrease|reduce|set|use|free)\b[^()]*)\)`)
+	return regexp.MustCompile(`\(((?i:raise|lower|increase|decrease|reduce|set|use|free)\b[^()]*)\)`)
 })
 
 // engineCacheBudget is the change for an engine oomdoc has no spellings

@@ -189,13 +189,15 @@ func CueForward() Cue {
 // text_generation_server and the Aphrodite fork, by their package paths,
 // module names, process and log prefixes and memory-share settings.
 func CueServing() Cue {
-	return Cue{"serving-engine", append(CueVLLM().Words, "aphrodite/", "sglang/", "sglang.", "mem_fraction_static", "mem-fraction-static", "lmdeploy", "turbomind", "[TM]", "cache_max_entry_count", "tensorrt_llm", "[TensorRT-LLM]", "trtllm", "free_gpu_memory_fraction", "text_generation_server", "text_generation_launcher", "text-generation-launcher", "gpu_memory_utilization", "gpu-memory-utilization")}
+	return Cue{"serving-engine", append(CueVLLM().Words, "aphrodite/", "sglang/", "sglang.", "SGLANG_", "mem_fraction_static", "mem-fraction-static", "lmdeploy", "turbomind", "[TM]", "cache_max_entry_count", "tensorrt_llm", "[TensorRT-LLM]", "trtllm", "free_gpu_memory_fraction", "text_generation_server", "text_generation_launcher", "text-generation-launcher", "gpu_memory_utilization", "gpu-memory-utilization")}
 }
 
 // CueVLLM is code inside vLLM itself (and its platform plugins such as
-// vllm_ascend): where vLLM's own knobs, not a library's, are the fixes.
+// vllm_ascend), or its environment variables in a hint ("try setting
+// VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0"): where vLLM's own knobs, not a
+// library's, are the fixes.
 func CueVLLM() Cue {
-	return Cue{"vllm", []string{"vllm/", "vllm.", "vllm_ascend", "EngineCore", "EngineCore_"}}
+	return Cue{"vllm", []string{"vllm/", "vllm.", "vllm_ascend", "EngineCore", "EngineCore_", "VLLM_"}}
 }
 
 // CueTensorRT is NVIDIA TensorRT's own code and log: its "[TRT]" logger

@@ -212,6 +212,9 @@ func fillMetal(ev *Event, msg string) {
 // small for its minimum plan: what the plan needs is the request.
 func fillCacheBudget(ev *Event, msg string) {
 	ev.Variant = "cache-budget-too-small"
+	if m := reGenericExc.FindStringSubmatch(msg); m != nil {
+		ev.Exception = Optional(m[1])
+	}
 	if m := reCacheBudgetNeeds.FindStringSubmatch(msg); m != nil {
 		requestOf(ev, m[1]+" bytes")
 	}

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,7 +107,7 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// bytes)" (GHC's runtime), "System is out of GPU and shared host
 		// memory" (Blender Cycles), "Out of memory.", "Insufficient graphics
 		// memory for this model!" (an application's alert)
-		reGenericStatement: lazyRE(`(?i)^(?:[\w.\-]+:\s*)?(?:(?:the\s+)?(?:system|device|gpu|process|program|application|machine|host|worker|server)\s+(?:is|was|ran|has run|went)\s+)?out of (?:(?:device|gpu|host|system|video|shared|cuda|vram)\s+(?:and (?:shared )?(?:host|system)\s+)?)?memory(?:\s*\([^()]*\))?\s*[.!]?$|^(?:[\w.\-]+:\s*)?(?:insufficient|not enough) (?:\w+ ){0,2}memory(?: for (?:this|the) \w+)?\s*[.!]?$`),
+		reGenericStatement: lazyRE(`(?i)^(?:[\w\-]+:\s*)?(?:(?:the\s+)?(?:system|device|gpu|process|program|application|machine|host|worker|server)\s+(?:is|was|ran|has run|went)\s+)?out of (?:(?:device|gpu|host|system|video|shared|cuda|vram)\s+(?:and (?:shared )?(?:host|system)\s+)?)?memory(?:\s*\([^()]*\))?\s*[.!]?$|^(?:[\w\-]+:\s*)?(?:insufficient|not enough) (?:\w+ ){0,2}memory(?: for this \w+)?\s*[.!]?$`),
 		// a row of figures a runtime prints under its failure, a bare
 		// number being bytes: "- Free memory: 8126464", "- Requested
 		// memory: 33554432" (XGBoost's device_helpers)
@@ -144,13 +145,15 @@ var reGenericExc = lazyRE(`^([A-Za-z_][\w.:]*(?:Error|Exception|Failure))\s*:`)
 // genericFailure reports whether a line is a memory failure by its words
 // alone, and the words that make it one: the vocabulary and the error
 // context.
-func genericFailure(text string) (words []string, ok bool) { return genericUnder(text, "") }
+func genericFailure(text, prefix string) (words []string, ok bool) {
+	return genericUnder(text, prefix, "")
+}
 
 // genericUnder is genericFailure for a line that an error header of its
 // own just above opens ("CUDA ERROR:" over "   Failed to allocate cuda
 // memory for maxent"): the header is the error context when the line has
 // none.
-func genericUnder(text, header string) (words []string, ok bool) {
+func genericUnder(text, prefix, header string) (words []string, ok bool) {
 	if len(text) > 2000 {
 		return nil, false
 	}
@@ -175,13 +178,30 @@ func genericUnder(text, header string) (words []string, ok bool) {
 	if ctx == "" {
 		ctx = header
 	}
-	if ctx == "" && genericRes().reGenericStatement.MatchString(strings.TrimSpace(text)) {
+	if ctx == "" && !quietLevel(prefix) && genericRes().reGenericStatement.MatchString(strings.TrimSpace(text)) {
 		return []string{text[loc[0]:loc[1]]}, true // the line is the error
 	}
 	if ctx == "" {
 		return nil, false
 	}
 	return []string{text[loc[0]:loc[1]], strings.TrimSpace(ctx)}, true
+}
+
+// quietLevel reports whether a line's stripped prefix gives it a level
+// below error — WARNING, INFO, DEBUG, glog's I and W, TensorRT's [W] —
+// which makes a bare statement that memory ran out a notice, not the
+// failure: "2024-01-01 10:00:00 WARNING - out of memory."
+func quietLevel(prefix string) bool {
+	if len(prefix) > 1 && (prefix[0] == 'I' || prefix[0] == 'W' || prefix[0] == 'D') && isDigit(prefix[1]) {
+		return true // glog: "W0314 11:05:29.634000 1234 foo.cc:12] "
+	}
+	for _, w := range strings.FieldsFunc(prefix, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') }) {
+		switch strings.ToLower(w) {
+		case "w", "i", "d", "warn", "warning", "info", "debug", "notice", "trace", "verbose":
+			return true
+		}
+	}
+	return false
 }
 
 // errorHeader reports whether a line is an error's header alone, whose
@@ -219,9 +239,19 @@ func fillGeneric(ev *Event, msg string) {
 
 // genericDevice reads the device a message names, nil when it names none.
 func genericDevice(msg string) *Device {
-	m := genericRes().reGenericDeviceType.FindStringSubmatch(msg)
-	if m == nil {
+	// An accelerator named anywhere is the device, before the host words
+	// a message may name first ("failed to copy tensor from host to GPU
+	// 0: out of memory"); host memory only when it names no accelerator.
+	ms := genericRes().reGenericDeviceType.FindAllStringSubmatch(msg, 8)
+	if ms == nil {
 		return nil
+	}
+	m := ms[0]
+	for _, c := range ms {
+		if k := strings.ToLower(c[1] + c[2]); k != "cpu" && k != "host" && k != "ram" && k != "system memory" {
+			m = c
+			break
+		}
 	}
 	d := &Device{}
 	switch strings.ToLower(m[1] + m[2]) {
@@ -260,34 +290,42 @@ func genericDevice(msg string) *Device {
 // allocated" under "Error Code 1: Cuda Runtime (out of memory)", XGBoost's
 // "- Free memory: 8126464" and "- Requested memory: 33554432" rows under
 // its "cudaErrorMemoryAllocation: out of memory". Only the first three
-// lines are read, and only a line that names memory or a buffer.
+// lines are read. A line of prose counts only when it says itself that an
+// allocation failed (the vocabulary, no retry or advice): a pool's size, a
+// retry's smaller request or the host's statistics are no figure of the
+// failure. Rows count only as a block that holds the request: "- Total
+// memory: 503 GB" alone may be the host's.
 func followingFigures(ev *Event) {
 	if ev.Kind != KindGeneric && ev.Kind != KindCUDARuntime {
 		return
 	}
-	for i, f := range ev.Following {
-		if i == 3 {
-			break
-		}
+	lines := ev.Following[:min(len(ev.Following), 3)]
+	var rows [][]string
+	asked := false
+	for _, f := range lines {
 		if m := genericRes().reGenericRow.FindStringSubmatch(f.Text); m != nil {
+			rows = append(rows, m)
+			asked = asked || strings.EqualFold(m[1], "requested")
+		}
+	}
+	if asked {
+		for _, m := range rows {
 			n := sizeOf(m[2] + m[3])
 			if m[3] == "" {
 				n = bareBytes(m[2])
 			}
 			switch strings.ToLower(m[1]) {
 			case "free", "available":
-				ev.FreeBytes = cmpOr(ev.FreeBytes, n)
+				ev.FreeBytes = cmp.Or(ev.FreeBytes, n)
 			case "requested":
-				if ev.RequestedBytes == nil && n != nil {
-					ev.RequestedBytes = n
-				}
+				ev.RequestedBytes = cmp.Or(ev.RequestedBytes, n)
 			case "total":
-				ev.TotalBytes = cmpOr(ev.TotalBytes, n)
+				ev.TotalBytes = cmp.Or(ev.TotalBytes, n)
 			}
-			continue
 		}
-		low := strings.ToLower(f.Text)
-		if !strings.Contains(low, "memory") && !strings.Contains(low, "buffer") {
+	}
+	for _, f := range lines {
+		if !genericRes().reGenericWords.MatchString(f.Text) || genericRes().reGenericBenign.MatchString(f.Text) {
 			continue
 		}
 		if m := genericRes().reGenericRequest.FindStringSubmatch(f.Text); m != nil && ev.RequestedBytes == nil {
@@ -297,14 +335,6 @@ func followingFigures(ev *Event) {
 			ev.FreeBytes = sizeOf(m[1] + m[2] + m[3])
 		}
 	}
-}
-
-// cmpOr is have when it is known, else found.
-func cmpOr(have, found *int64) *int64 {
-	if have != nil {
-		return have
-	}
-	return found
 }
 
 // bareBytes reads a row's bare number of bytes ("8126464", "8,126,464").

@@ -64,16 +64,8 @@ func TestGenericTier(t *testing.T) {
 		{"提示：如果显存不足，可以尝试减小 batch size", false, "", -1, 0},
 		{"显存占用 10.2 GiB，剩余 1.1 GiB", false, "", -1, 0},
 		{"警告：显存不足，正在重试（失败 1 次）", false, "", -1, 0},
-		// a line that says only that memory ran out is its own error context
-		{"ihaskell: out of memory (requested 2097152 bytes)", true, "", -1, 2097152},
-		{"System is out of GPU and shared host memory", true, "cuda", -1, 0},
-		{"Out of memory.", true, "", -1, 0},
-		{"If the system is out of memory, restart the kernel", false, "", -1, 0},
-		{"The GPU is out of memory when the batch is 64", false, "", -1, 0},
-		{"out of memory errors are common on 8 GB cards", false, "", -1, 0},
-		{"Out of bounds memory access in the shader", false, "", -1, 0},
-		{"Insufficient graphics memory for this model!", true, "", -1, 0},
-		{"Not enough memory for the cache, using a smaller one", false, "", -1, 0},
+		{"Error: failed to copy tensor from host to GPU 0: out of memory", true, "cuda", 0, 0}, // the accelerator, though the host is named first
+		{"FATAL: host staging buffer: cannot allocate 4 GB", true, "cpu", -1, 4 << 30},
 	} {
 		res, err := Parse(strings.NewReader(tc.line+"\n"), "x")
 		if err != nil {
@@ -87,7 +79,7 @@ func TestGenericTier(t *testing.T) {
 			continue
 		}
 		ev := res.Events[0]
-		if ev.Kind != KindGeneric || ev.Detection == nil || ev.Detection.Tier != 2 || len(ev.Detection.Words) == 0 {
+		if ev.Kind != KindGeneric || ev.Detection == nil || ev.Detection.Tier != 2 || len(ev.Detection.Words) != 2 {
 			t.Errorf("%q: kind %s, detection %+v", tc.line, ev.Kind, ev.Detection)
 		}
 		dev, idx := "", -1
@@ -176,4 +168,131 @@ func TestGenericUnderErrorHeader(t *testing.T) {
 			t.Errorf("%q: %d events, want %d", tc.log, len(res.Events), tc.want)
 		}
 	}
+}
+
+// TestGenericStatement: a line that says only that memory ran out is its
+// own error context, unless a logger's level below error stands before it.
+func TestGenericStatement(t *testing.T) {
+	for _, tc := range []struct {
+		line    string
+		event   bool
+		request int64
+	}{
+		{"ihaskell: out of memory (requested 2097152 bytes)", true, 2097152},
+		{"System is out of GPU and shared host memory", true, 0},
+		{"Out of memory.", true, 0},
+		{"Insufficient graphics memory for this model!", true, 0},
+		{"2024-01-01 10:00:00 ERROR - out of memory.", true, 0},
+		{"If the system is out of memory, restart the kernel", false, 0},
+		{"The GPU is out of memory when the batch is 64", false, 0},
+		{"out of memory errors are common on 8 GB cards", false, 0},
+		{"Out of bounds memory access in the shader", false, 0},
+		{"Not enough memory for the cache, using a smaller one", false, 0},
+		{"not enough memory for the workspace", false, 0},
+		{"README.md: Out of memory", false, 0},
+		{"2024-01-01 10:00:00 WARNING - out of memory.", false, 0},
+		{"2024-01-01 10:00:00,123 - INFO - Not enough memory.", false, 0},
+		{"WARNING:root:out of memory", false, 0},
+		{"W0314 11:05:29.634000 1234 foo.cc:12] out of memory", false, 0},
+		{"I0314 11:05:29.634000 1234 foo.cc:12] Not enough memory.", false, 0},
+		{"2024-01-01 10:00:00 DEBUG pool: out of memory (requested 4096 bytes)", false, 0},
+	} {
+		res, err := Parse(strings.NewReader(tc.line+"\n"), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (len(res.Events) > 0) != tc.event {
+			t.Errorf("%q: %d events, want event=%v", tc.line, len(res.Events), tc.event)
+			continue
+		}
+		if !tc.event {
+			continue
+		}
+		ev := res.Events[0]
+		if ev.Detection == nil || ev.Detection.Tier != 2 || len(ev.Detection.Words) != 1 {
+			t.Errorf("%q: detection %+v, want the vocabulary's words alone", tc.line, ev.Detection)
+		}
+		var req int64
+		if ev.RequestedBytes != nil {
+			req = *ev.RequestedBytes
+		}
+		if req != tc.request {
+			t.Errorf("%q: requested %d, want %d", tc.line, req, tc.request)
+		}
+	}
+}
+
+// TestFollowingFigures: a native failure's figures on the lines after it
+// fill what its message left null, and nothing else does.
+func TestFollowingFigures(t *testing.T) {
+	type want struct{ req, free, total int64 } // 0: null
+	for _, tc := range []struct {
+		name string
+		log  string
+		want want
+	}{
+		{"TensorRT's request on its next line", "[E] Error[1]: [defaultAllocator.cpp::allocate::31] Error Code 1: Cuda Runtime (out of memory)\n[W] [TRT] Requested amount of GPU memory (15485030400 bytes) could not be allocated. There may not be enough free memory for allocation to succeed.\n", want{req: 15485030400}},
+		{"XGBoost's rows", "Memory allocation error on worker 0: std::bad_alloc: cudaErrorMemoryAllocation: out of memory\n- Free memory: 8126464\n- Requested memory: 33554432\n", want{req: 33554432, free: 8126464}},
+		{"rows without a request are not the failure's", "ERROR: cudaMalloc failed: out of memory\n- Total memory: 503 GB\n- Available memory: 412 GB\n", want{}},
+		{"host statistics", "ERROR: cudaMalloc failed: out of memory\nHost memory stats: Total memory: 64 GB, Available memory: 48 GB\n", want{}},
+		{"a retry's smaller request", "ERROR: cudaMalloc failed: out of memory\nRetrying allocation of 512 MB of device memory with a smaller tile\n", want{}},
+		{"a pool's size", "[E] Error[1]: [defaultAllocator.cpp::allocate::31] Error Code 1: Cuda Runtime (out of memory)\n[I] [TRT] Memory pool size = 1073741824\n", want{}},
+		{"a buffer's element count", "Fatal error: Out of memory on GPU 0\nbuffer size=65536 elements\n", want{}},
+		{"past the third line", "ERROR: cudaMalloc failed: out of memory\na\nb\nc\n- Free memory: 8126464\n- Requested memory: 33554432\n", want{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ev := onlyEvent(t, tc.log)
+			val := func(p *int64) int64 {
+				if p == nil {
+					return 0
+				}
+				return *p
+			}
+			if got := (want{val(ev.RequestedBytes), val(ev.FreeBytes), val(ev.TotalBytes)}); got != tc.want {
+				t.Errorf("figures %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestErrnoEcho: ENOMEM's words just after a native failure are its
+// callers' echo; the kernel's own refusal, or ENOMEM after a framework's
+// allocator message, is a failure of its own.
+func TestErrnoEcho(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		log    string
+		events int
+	}{
+		{"an encoder's callers", "[h264_nvenc @ 0x6090380] InitializeEncoder failed: out of memory (10):\nERROR: encoder.c:199] Error opening video encoder : Cannot allocate memory\n", 1},
+		{"a fork after a CUDA OOM", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.10 GiB is free.\nTraceback (most recent call last):\n  File \"/usr/lib/python3.10/multiprocessing/popen_fork.py\", line 66, in _launch\n    self.pid = os.fork()\nOSError: [Errno 12] Cannot allocate memory\n", 2},
+		{"the kernel's refusal after a native failure", "ERROR: cudaMalloc failed: out of memory\nOSError: [Errno 12] Cannot allocate memory\n", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Parse(strings.NewReader(tc.log), "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Events) != tc.events {
+				var kinds []string
+				for _, e := range res.Events {
+					kinds = append(kinds, e.Kind)
+				}
+				t.Errorf("%d events %v, want %d", len(res.Events), kinds, tc.events)
+			}
+		})
+	}
+}
+
+// onlyEvent parses log and returns its one event.
+func onlyEvent(t *testing.T, log string) Event {
+	t.Helper()
+	res, err := Parse(strings.NewReader(log), "x.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Events) != 1 {
+		t.Fatalf("%d events, want 1", len(res.Events))
+	}
+	return res.Events[0]
 }

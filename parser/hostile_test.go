@@ -104,14 +104,7 @@ func TestAbsurdFigures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Parse(strings.NewReader(tc.log), "x.log")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.Events) != 1 {
-				t.Fatalf("%d events", len(res.Events))
-			}
-			ev := res.Events[0]
+			ev := onlyEvent(t, tc.log)
 			for _, p := range []*int64{ev.RequestedBytes, ev.TotalBytes, ev.FreeBytes} {
 				if p != nil && (*p < 0 || *p >= maxBytes) {
 					t.Errorf("absurd figure kept: %d", *p)

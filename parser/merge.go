@@ -160,16 +160,27 @@ func wrapped(exact, ev *Event) bool {
 	return d <= genericWindow && sameRank(exact.Rank, ev.Rank)
 }
 
+// errnoWindow is how many lines after a native failure its callers'
+// ENOMEM echo may come.
+const errnoWindow = 10
+
 // errnoEcho reports whether ev, the C library's words for ENOMEM ("Error
-// opening video encoder : Cannot allocate memory"), echoes the failure
-// prev read a few lines before on the same rank ("[h264_nvenc @ 0x6090380]
-// InitializeEncoder failed: out of memory (10)"): a caller passing the
-// errno up, not a second failure, and no sign that host memory ran out.
+// opening video encoder : Cannot allocate memory"), echoes the native or
+// generic failure prev read a few lines before on the same rank
+// ("[h264_nvenc @ 0x6090380] InitializeEncoder failed: out of memory
+// (10)"): a caller passing the errno up, not a second failure, and no sign
+// that host memory ran out. The kernel's own refusal — Python's "[Errno
+// 12]", a shell's "fork:" — is a failure of its own, and so is ENOMEM
+// after a framework's allocator message (a DataLoader's fork after a
+// CUDA OOM).
 func errnoEcho(prev, ev *Event) bool {
-	if ev.Variant != "enomem" || prev.Variant == "enomem" || ev.Line-prev.Line > genericWindow {
+	if ev.Variant != "enomem" || ev.Line-prev.Line > errnoWindow || !sameRank(prev.Rank, ev.Rank) {
 		return false
 	}
-	return sameRank(prev.Rank, ev.Rank)
+	if strings.HasPrefix(ev.Message, "[Errno 12]") || strings.HasPrefix(ev.Message, "fork:") {
+		return false
+	}
+	return prev.Kind == KindGeneric || prev.Kind == KindCUDARuntime
 }
 
 // bfcAnnounces reports whether ev, an XLA RESOURCE_EXHAUSTED error, is the

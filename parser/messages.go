@@ -25,8 +25,9 @@ type failureMatcher struct {
 	// that ends while more still asks for a line is truncated.
 	closes bool
 	// judge, when set, decides whether a located line is a failure and
-	// names the words that made it one (the generic tier).
-	judge func(text string) ([]string, bool)
+	// names the words that made it one (the generic tier); prefix is the
+	// line's stripped logger and launcher tags.
+	judge func(text, prefix string) ([]string, bool)
 	fill  func(ev *Event, msg string)
 }
 
@@ -209,9 +210,12 @@ func frameworkMatchers() []failureMatcher {
 			// memory_ratio, lower kv_reserve_tokens, or free GPU memory)"
 			name:    "cache-budget",
 			anchors: []string{"budget too small", "budget is too small"},
-			locate:  lazyRE(`(?i)\b(?:memory|cache|kv[ _-]?cache) budget (?:is )?too small`),
-			kind:    KindServing,
-			fill:    fillCacheBudget,
+			// raised (an exception's class before it), or with the plan's
+			// need against the budget; a notice that some budget is small
+			// ("WARNING: memory budget too small for prefetching") is neither
+			locate: lazyRE(`[\w.]*(?:Error|Exception):\s*(?i:(?:memory|cache|kv[ _-]?cache) budget (?:is )?too small)|(?i:(?:memory|cache|kv[ _-]?cache) budget (?:is )?too small\b.*\bneeds \d+ ?(?:B|bytes)\b)`),
+			kind:   KindServing,
+			fill:   fillCacheBudget,
 		},
 		{
 			name:    "tgi",

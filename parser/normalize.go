@@ -116,8 +116,8 @@ func stripPrefixes(s string) stripped {
 		}
 		c := t[0]
 		var m []string
-		if n := composePrefix(t); n > 0 {
-			out.stream += t[:n]
+		if name, n := composePrefix(t); n > 0 {
+			out.stream += name // without the padding, which Compose changes when a longer name attaches
 			out.text = t[n:]
 			continue
 		}
@@ -222,20 +222,20 @@ func isoMatch(t string) []string {
 	m := isoPrefix.FindStringSubmatch(t)
 	if m != nil && m[1] != "" {
 		name := strings.TrimRight(m[1], ": \t")
-		if strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception") {
+		if strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception") || strings.HasSuffix(name, "Failure") {
 			m[0] = m[0][:len(m[0])-len(m[1])]
 		}
 	}
 	return m
 }
 
-// composePrefix returns the length of the service tag Docker Compose puts
-// before each line of a container's output — the service name, a dash or
-// underscore and the replica number, padding, then "| ": "tabbyapi-1  | ",
-// "web_1     | " — and 0 when t does not start with one. Read without a
-// regexp: most lines start with no such tag, and the scan stops at the
-// first byte that cannot be one's.
-func composePrefix(t string) int {
+// composePrefix returns the service tag Docker Compose puts before each
+// line of a container's output — the service name, a dash or underscore
+// and the replica number, padding, then "| ": "tabbyapi-1  | ", "web_1
+// | " — as the name and the tag's length, and 0 when t does not start
+// with one. Read without a regexp: most lines start with no such tag, and
+// the scan stops at the first byte that cannot be one's.
+func composePrefix(t string) (name string, n int) {
 	i := 0
 	for i < len(t) && i < 64 && (identByte(t[i]) || t[i] == '-' || t[i] == '.') {
 		i++
@@ -245,23 +245,23 @@ func composePrefix(t string) int {
 		j--
 	}
 	if j == i || j < 2 || (t[j-1] != '-' && t[j-1] != '_') {
-		return 0 // no replica number after a dash or underscore
+		return "", 0 // no replica number after a dash or underscore
 	}
 	k := i
 	for k < len(t) && t[k] == ' ' {
 		k++
 	}
 	if k == i || k >= len(t) || t[k] != '|' {
-		return 0
+		return "", 0
 	}
 	k++
 	switch {
 	case k == len(t):
-		return k // a blank line of the container's
+		return t[:i], k // a blank line of the container's
 	case t[k] == ' ':
-		return k + 1
+		return t[:i], k + 1
 	}
-	return 0
+	return "", 0
 }
 
 // fastRank strips the commonest prefix, "[rankN]: ", without a regexp.

@@ -309,9 +309,10 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		}
 		var words []string
 		if m.judge != nil {
-			w, ok := m.judge(text)
+			prefix := linePrefix(raw, text)
+			w, ok := m.judge(text, prefix)
 			if !ok && s.errHeader > 0 && no-s.errHeader <= 2 {
-				w, ok = genericUnder(text, s.errHeaderText)
+				w, ok = genericUnder(text, prefix, s.errHeaderText)
 			}
 			if !ok {
 				continue
@@ -329,6 +330,15 @@ func (s *scanner) line(raw string, st stripped, no int) {
 	if len(text) >= wrapWidth {
 		s.wrap = wrapLine{text: text, stream: st.stream, first: no, last: no}
 	}
+}
+
+// linePrefix is what stripPrefixes took off the front of raw to leave text:
+// the logger's, launcher's and container's tags.
+func linePrefix(raw, text string) string {
+	if i := strings.LastIndex(raw, text); i > 0 {
+		return raw[:i]
+	}
+	return ""
 }
 
 // joinWrapped tries a line as the rest of the wrapped line before it: a

@@ -36,6 +36,10 @@ func priorContext(f *Facts) string {
 		return ctxApple
 	case parser.KindXLA, parser.KindTF:
 		return ctxGraph
+	case parser.KindGeneric:
+		if d := ev.Device; d != nil && d.Type == "cpu" {
+			return ctxHost // a runtime's own words that name host memory only
+		}
 	}
 	switch ev.Framework {
 	case "vllm", "sglang", "tgi", "lmdeploy":
