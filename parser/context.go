@@ -34,6 +34,11 @@ var (
 	reSmiGPU     = lazyRE(`^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|`)
 	reSmiProc    = lazyRE(`^\|\s+(\d+)\s+(?:\S+\s+\S+\s+)?(\d+)\s+(C\+G|C|G)\s+(.*?)\s+(\d+|N/A)(?:MiB)?\s*\|`)
 	reSetting    = lazyRE(`(?:^|[\s(,{"'-])(` + strings.Join(settingNames(), "|") + `)["']?\s*[=:]\s*["']?([^,)\s"'}]+)`)
+	// TensorFlow's start-up report of a device: "Found device 0 with
+	// properties:", then its "Total memory: 7.92GiB" and "Free memory:
+	// 190.31MiB" (or "totalMemory: 10.92GiB freeMemory: 10.76GiB")
+	reTFFoundDevice = lazyRE(`Found device (\d+) with properties`)
+	reTFMemory      = lazyRE(`\b(Total memory|Free memory|totalMemory|freeMemory):\s*(\d+(?:\.\d+)?\s?[KMGT]i?B)`)
 	// reFlagSetting is a serving engine's command-line flag with its value
 	// after a space: "vllm serve M --gpu-memory-utilization 0.95".
 	reFlagSetting = lazyRE(`(?:^|\s)--(max[-_]model[-_]len|gpu[-_]memory[-_]utilization|max[-_]num[-_]seqs|dtype)\s+([^\s"'=-][^\s"',)]*)`)
@@ -191,6 +196,8 @@ type contextScanner struct {
 	ctx       *Context
 	seen      map[string]bool
 	smiIndex  *int
+	tfDevice  *int // the device of TensorFlow's last "Found device N with properties:"
+	tfLine    int  // that line
 	inSummary bool
 	done      map[uint64]bool // hashes of lines already scanned: a repeat adds no fact
 }
@@ -251,6 +258,14 @@ func (c *contextScanner) scan(text string, no int) {
 			}
 			break
 		}
+	}
+	if strings.Contains(text, "with properties") {
+		if m := reTFFoundDevice.FindStringSubmatch(text); m != nil {
+			c.tfDevice, c.tfLine = intp(m[1]), no
+		}
+	}
+	if c.tfDevice != nil && no-c.tfLine <= 8 && strings.Contains(text, "emory") {
+		c.tfStartup(text, no)
 	}
 	if strings.Contains(text, "LLM engine") {
 		if m := reVLLMBanner.FindStringSubmatch(text); m != nil {
@@ -334,6 +349,40 @@ func (c *contextScanner) notices(text string, no int) {
 		if strings.Contains(text, cue.text) && c.once("notice:"+cue.id) && len(c.ctx.Notices) < maxContextFacts {
 			c.ctx.Notices = append(c.ctx.Notices, Notice{ID: cue.id, Line: no, Text: clip(strings.TrimSpace(text), 300)})
 		}
+	}
+}
+
+// tfStartup reads the memory rows of TensorFlow's start-up device report
+// into the device's GPU row: "Total memory: 7.92GiB" and "Free memory:
+// 190.31MiB" on lines of their own (TensorFlow 1.x), "totalMemory:
+// 10.92GiB freeMemory: 10.76GiB" on one (later 1.x).
+func (c *contextScanner) tfStartup(text string, no int) {
+	var g *GPU
+	for i := range c.ctx.GPUs {
+		if r := &c.ctx.GPUs[i]; r.Source == GPUSourceTFStartup && r.Index != nil && *r.Index == *c.tfDevice {
+			g = r
+		}
+	}
+	if g == nil {
+		if len(c.ctx.GPUs) >= maxContextFacts {
+			return
+		}
+		c.ctx.GPUs = append(c.ctx.GPUs, GPU{Index: c.tfDevice, Source: GPUSourceTFStartup, Line: no})
+		g = &c.ctx.GPUs[len(c.ctx.GPUs)-1]
+	}
+	var free *int64
+	for _, m := range reTFMemory.FindAllStringSubmatch(text, 2) {
+		switch m[1] {
+		case "Total memory", "totalMemory":
+			g.TotalBytes = sizeOf(m[2])
+		default:
+			free = sizeOf(m[2])
+			g.Line = no // the row's evidence is what was free
+		}
+	}
+	if free != nil && g.TotalBytes != nil && *free <= *g.TotalBytes {
+		used := *g.TotalBytes - *free
+		g.UsedBytes = &used
 	}
 }
 

@@ -211,14 +211,23 @@ type Context struct {
 	Settings   []Setting    `json:"settings,omitempty"`       // knobs seen in commands and code (max_pixels, batch_size, …)
 }
 
-// A GPU is one nvidia-smi device row.
+// A GPU is one nvidia-smi device row, or the device a framework reported
+// finding at start-up (TensorFlow's "Found device 0 with properties: …
+// Total memory: 7.92GiB Free memory: 190.31MiB").
 type GPU struct {
 	Index      *int   `json:"index"`
 	Name       string `json:"name"`
 	UsedBytes  *int64 `json:"used_bytes"`
 	TotalBytes *int64 `json:"total_bytes"`
 	Line       int    `json:"line"`
+	// Source is where the row comes from: "" for nvidia-smi, whose
+	// moment the log does not tell, or "tensorflow-startup" for what
+	// TensorFlow found before it allocated anything.
+	Source string `json:"source,omitempty"`
 }
+
+// GPUSourceTFStartup marks a GPU row from TensorFlow's start-up report.
+const GPUSourceTFStartup = "tensorflow-startup"
 
 // A GPUProcess is one row of nvidia-smi's process table.
 type GPUProcess struct {

@@ -87,6 +87,9 @@ func NewFacts(in Input, i int) *Facts {
 		for _, g := range res.Context.GPUs {
 			if g.TotalBytes != nil && (ev.Device == nil || ev.Device.Index == nil || g.Index == nil || *g.Index == *ev.Device.Index) {
 				f.Capacity, f.CapacityFrom = *g.TotalBytes, "nvidia-smi"
+				if g.Source != "" {
+					f.CapacityFrom = g.Source
+				}
 				break
 			}
 		}

@@ -20,6 +20,7 @@ const (
 	otherUnexplain   = "other-process/holder-not-printed"
 	otherSMI         = "other-process/nvidia-smi-processes"
 	otherRankNonPyT  = "other-process/multi-rank-overhead"
+	otherBeforeStart = "other-process/held-before-start"
 )
 
 // otherProcess: memory held outside this process's PyTorch allocator —
@@ -44,6 +45,7 @@ func otherProcess() Culprit {
 			{Name: otherRankNonPyT, Strength: PriorSignal, Start: -1.0, Doc: "non-PyTorch memory in a multi-rank job (communication buffers and contexts)"},
 			{Name: otherUnexplain, Strength: PriorSignal, Start: -0.5, Doc: "the device is full and the message does not say who holds it"},
 			{Name: otherSMI, Strength: EvidenceSignal, Start: 1.5, Doc: "nvidia-smi lists several processes using the device"},
+			{Name: otherBeforeStart, Strength: EvidenceSignal, Start: 3.0, Doc: "the framework's start-up report found a third of the device or more already in use, before it allocated anything"},
 		},
 		WouldDecide: "who holds the device at the moment of the failure",
 		Capture:     "run nvidia-smi (or torch.cuda.list_gpu_processes()) right before the failing step",
@@ -60,6 +62,18 @@ func checkOtherProcess(f *Facts) *Finding {
 	fd.Title = "Another process (or non-PyTorch memory) holds the device"
 	fd.Explanation = "Part of the device is held by something PyTorch's allocator does not manage: other processes (a second job, a zombie, a notebook kernel, the desktop), or in-process CUDA contexts and libraries. Nothing inside this program frees it."
 	floor := max(gib, f.Capacity/10)
+	if g := f.heldAtStart(); g != nil && *g.UsedBytes >= max(f.Requested, *g.TotalBytes/3) {
+		// Before the framework allocated anything, a third of the device
+		// or more was gone: no setting of this program frees it.
+		fd.fire(otherBeforeStart)
+		fd.Quantities.HolderBytes = *g.UsedBytes
+		fd.Title = "The device was already in use when the program started"
+		fd.Explanation = "TensorFlow reports each device's free memory when it starts, before it allocates anything of its own: what was missing then is held by another process (a second job, a notebook kernel, the desktop, a process that did not exit)."
+		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("at start-up %s free of %s: %s held before this process allocated anything (%s)", size(*g.TotalBytes-*g.UsedBytes), size(*g.TotalBytes), size(*g.UsedBytes), pct(*g.UsedBytes, *g.TotalBytes)))
+		fd.Evidence = append(fd.Evidence, Evidence{Input: f.Input, Line: g.Line, Text: "TensorFlow's start-up report: " + size(*g.TotalBytes-*g.UsedBytes) + " free of " + size(*g.TotalBytes)}, f.EventLine())
+		fd.Decide = "which process holds the device: nvidia-smi before the program starts"
+		return fd
+	}
 	if e, ok := f.xlaOutsidePool(); ok {
 		// XLA preallocates most of the device for its own pool (75% by
 		// default); what the driver needs beyond it — a kernel image, a
@@ -131,6 +145,21 @@ func checkOtherProcess(f *Facts) *Finding {
 		}
 	}
 	return fd
+}
+
+// heldAtStart is the failing device's row of a framework's start-up
+// report, when the log has one with both figures.
+func (f *Facts) heldAtStart() *parser.GPU {
+	for i := range f.Res.Context.GPUs {
+		g := &f.Res.Context.GPUs[i]
+		if g.Source != parser.GPUSourceTFStartup || g.TotalBytes == nil || g.UsedBytes == nil {
+			continue
+		}
+		if d := f.Ev.Device; d == nil || d.Index == nil || g.Index == nil || *g.Index == *d.Index {
+			return g
+		}
+	}
+	return nil
 }
 
 // heldByProcess is what the arithmetic counts as this process's memory.
