@@ -106,6 +106,11 @@ func fillXLA(ev *Event, msg string) {
 		if strings.Contains(msg, "_HBM") {
 			ev.Device = &Device{Type: "tpu"} // a TPU core's high-bandwidth memory
 		}
+	case reXLAReserve.MatchString(msg):
+		m := reXLAReserve.FindStringSubmatch(msg)
+		requestOf(ev, m[1])
+		ev.FreeBytes = sizeOf(m[2])
+		ev.Device = &Device{Type: "tpu"} // the TPU runtime's program reservation
 	case reXLATPU.MatchString(msg):
 		// A compile-time verdict on the whole program, not one allocation.
 		m := reXLATPU.FindStringSubmatch(msg)

@@ -7,9 +7,13 @@ import (
 )
 
 var (
-	reDeviceWord   = lazyRE(`(\w+) out of memory\.\s*$`)
-	reGPUNew       = lazyRE(`GPU ?(\d+|[\x01-\x1f])? has (?:a total capac(?:i)?ty of|total) ` + size)
-	reTruncatedGPU = lazyRE(`Tried to allocate [^.]*\.\d+ \w+\. GPU\s*$`)
+	reDeviceWord    = lazyRE(`(\w+) out of memory\.\s*$`)
+	reGPUNew        = lazyRE(`GPU ?(\d+|[\x01-\x1f])? has (?:a total capac(?:i)?ty of|total) ` + size)
+	reTruncatedGPU  = lazyRE(`Tried to allocate [^.]*\.\d+ \w+\. GPU\s*$`)
+	reExpandableMap = lazyRE(`expandable_segments: memory mapping failed with OOM on device (\d+) while trying to map (\d+) bytes(?: \(free: (\d+), total: (\d+)\))?`)
+	// StreamExecutor's "failed to alloc 1433389056 bytes unified memory",
+	// "failed to alloc 67108864 bytes on host"
+	reSEAlloc      = lazyRE(`failed to alloc (\d+) bytes(?: unified memory)?( on host)?`)
 	reAllocEnvHint = lazyRE(`(PYTORCH_(?:CUDA_|HIP_|MUSA_)?ALLOC_CONF)=expandable_segments`)
 	reMPS          = lazyRE(`MPS allocated: ` + size + `, other allocations: ` + size + `(?:, max allowed: ` + size + `)?\)\.?\s*Tried to allocate ` + size + `(?: on (private|shared) pool)?`)
 )
@@ -282,4 +286,20 @@ func deviceWord(w string) string {
 		return ""
 	}
 	return w
+}
+
+// fillExpandableMap reads the expandable-segments mapping failure: the
+// device, the bytes it tried to map, and the driver's free and total
+// memory as bare byte counts.
+func fillExpandableMap(ev *Event, msg string) {
+	ev.Framework, ev.Variant, ev.Hint = "pytorch", "expandable-segments-map", "expandable_segments"
+	m := reExpandableMap.FindStringSubmatch(msg)
+	if m == nil {
+		return
+	}
+	ev.Device = &Device{Type: "cuda", Index: intp(m[1])}
+	requestOf(ev, m[2]+" bytes")
+	if m[3] != "" {
+		ev.FreeBytes, ev.TotalBytes = sizeOf(m[3]+" bytes"), sizeOf(m[4]+" bytes")
+	}
 }

@@ -35,6 +35,12 @@ func sameFailure(prev, ev *Event) bool {
 		// traceback that ends in it: the same figures to the byte.
 		return true
 	}
+	if graphKind(prev.Kind) && graphKind(ev.Kind) && ev.Line-prev.Line <= reprWindow && sameRequestAndFree(prev, ev) {
+		// XLA's status and TensorFlow's op kernel quoting it ("OP_REQUIRES
+		// failed at tpu_execute_op.cc:266 : RESOURCE_EXHAUSTED: Attempting
+		// to reserve 6.48G …"): one failure, the same figures to the byte.
+		return true
+	}
 	if prev.Kind != ev.Kind || ev.Line-prev.Line > mergeWindow(ev.Kind) || prev.stream != ev.stream && prev.Rank == nil && ev.Rank == nil && ev.Kind != KindHostKill {
 		return false
 	}
@@ -51,8 +57,26 @@ func sameFailure(prev, ev *Event) bool {
 		return false
 	case KindHostKill:
 		return prev.PID == nil || ev.PID == nil || *prev.PID == *ev.PID
+	case KindCUDARuntime:
+		if prev.Variant == "stream-executor-alloc" && ev.Variant == prev.Variant {
+			// StreamExecutor retries a refused allocation smaller, then
+			// its host staging buffers fail too: one failure, whose
+			// first request is the one that did not fit.
+			return true
+		}
 	}
 	return nearSize(prev.RequestedBytes, ev.RequestedBytes)
+}
+
+// graphKind reports whether kind is XLA's or TensorFlow's, which print one
+// status through each other.
+func graphKind(kind string) bool { return kind == KindXLA || kind == KindTF }
+
+// sameRequestAndFree reports whether two events print the same request and
+// the same free memory, both known.
+func sameRequestAndFree(a, b *Event) bool {
+	eq := func(x, y *int64) bool { return x != nil && y != nil && *x == *y }
+	return eq(a.RequestedBytes, b.RequestedBytes) && eq(a.FreeBytes, b.FreeBytes)
 }
 
 // reprWindow is how many lines apart a failure quoted by a logger and the

@@ -46,6 +46,10 @@ var (
 	reXLABytes      = lazyRE(`(?:trying to allocate|allocating) (\d+(?:\.\d+)?\s?(?:bytes|[KMGTPE]iB|B)?)`)
 	reXLARequest    = lazyRE(`Failed to allocate request for ` + size + ` \((\d+)B\) on device ordinal (\d+)`)
 	reXLAFromDevice = lazyRE(`failed to allocate ` + size + ` \((\d+) bytes\) from device`)
+	// a TPU program's reservation: "RESOURCE_EXHAUSTED: Attempting to
+	// reserve 6.48G at the bottom of memory. That was not possible. There
+	// are 6.78G free, 0B reserved, and 3.33G reservable."
+	reXLAReserve = lazyRE(`Attempting to reserve (\d+(?:\.\d+)?[KMGTP]?i?B?) at the (?:bottom|top) of memory\. That was not possible\.(?: There are (\d+(?:\.\d+)?[KMGTP]?i?B?) free)?`)
 	// "DataLoader worker (pid 1817) is killed by signal: Killed.", PaddlePaddle's
 	// "DataLoader process (pid 3063) exited is killed by signal: Killed"
 	reDataLoaderKill = lazyRE(`DataLoader (worker|process) \(pid(?:\(s\))? (\d+)[\d, ]*\) (?:exited )?is killed by signal: ([A-Za-z][A-Za-z ]*[A-Za-z])`)
@@ -92,6 +96,20 @@ func frameworkMatchers() []failureMatcher {
 			locate:  lazyRE(`(?:Current platform can NOT allocate memory block with size larger than \w+! |\b\w+ out of memory\. )?Tried to allocate`),
 			more:    torchMore,
 			fill:    fillTorch,
+		},
+		{
+			// PyTorch's caching allocator with expandable segments when the
+			// driver refuses to map more of a segment: "[W831 10:32:25.2550
+			// CUDACachingAllocator.cpp:508] expandable_segments: memory
+			// mapping failed with OOM on device 0 while trying to map
+			// 20971520 bytes (free: 15663104, total: 33671348224)." The
+			// allocator then frees its cache and retries; a failure that
+			// follows is its own event.
+			name:    "torch-expandable-map",
+			anchors: []string{"memory mapping failed with OOM"},
+			locate:  reExpandableMap,
+			kind:    KindCUDA,
+			fill:    fillExpandableMap,
 		},
 		{
 			name:    "torch-cudamallocasync",
@@ -163,7 +181,7 @@ func frameworkMatchers() []failureMatcher {
 			locate:  lazyRE(`(?:OP_REQUIRES failed at \S+ : )?RESOURCE_EXHAUSTED|Resource exhausted|Out of memory allocating|Failed to allocate request for|failed to allocate \S+ \(\d+ bytes\) from device|XLA:TPU compile permanent error`),
 			kind:    KindXLA,
 			more: func(msg string) bool {
-				return !reXLABytes.MatchString(msg) && !reXLARequest.MatchString(msg) && !reXLAFromDevice.MatchString(msg) && !strings.Contains(msg, "hbm")
+				return !reXLABytes.MatchString(msg) && !reXLARequest.MatchString(msg) && !reXLAFromDevice.MatchString(msg) && !reXLAReserve.MatchString(msg) && !strings.Contains(msg, "hbm")
 			},
 			fill: fillXLA,
 		},
@@ -269,9 +287,12 @@ func frameworkMatchers() []failureMatcher {
 			name: "cudnn",
 			// darknet stops when no convolution algorithm's workspace fits
 			// in the memory left: "Error: cuDNN isn't found FWD algo for
-			// convolution." (and "BWD filter", "BWD data")
-			anchors: []string{"CUDNN_STATUS_", "get convolution algorithm", "algo for convolution"},
-			locate:  lazyRE(`(?i:cudnn(?: Frontend)? (?:error|failure)|Could not create cudnn handle):? ?CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_HOST_ALLOCATION_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|EXECUTION_FAILED|MAPPING_ERROR|NOT_SUPPORTED)|CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)|Failed to get convolution algorithm\. This is probably because (?:cuDNN|MIOpen) failed to initialize|cuDNN isn't found (?:FWD|BWD(?: filter| data)?) algo for convolution`),
+			// convolution." (and "BWD filter", "BWD data"); PyTorch raises
+			// "RuntimeError: Unable to find a valid cuDNN algorithm to run
+			// convolution" when every algorithm failed, most often for want
+			// of workspace memory (a suspected memory failure)
+			anchors: []string{"CUDNN_STATUS_", "get convolution algorithm", "algo for convolution", "Unable to find a valid cuDNN algorithm"},
+			locate:  lazyRE(`(?i:cudnn(?: Frontend)? (?:error|failure)|Could not create cudnn handle):? ?CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_HOST_ALLOCATION_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|EXECUTION_FAILED|MAPPING_ERROR|NOT_SUPPORTED)|CUDNN_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)|Failed to get convolution algorithm\. This is probably because (?:cuDNN|MIOpen) failed to initialize|cuDNN isn't found (?:FWD|BWD(?: filter| data)?) algo for convolution|Unable to find a valid cuDNN algorithm to run convolution`),
 			kind:    KindCUDNN,
 			// TensorFlow logs the device's memory on the next line:
 			// "Memory usage: 393216 bytes free, 6233587712 bytes total."
@@ -293,6 +314,8 @@ func frameworkMatchers() []failureMatcher {
 					}
 				case strings.Contains(msg, "cuDNN isn't found"):
 					ev.Framework = "darknet"
+				case strings.Contains(msg, "valid cuDNN algorithm"):
+					ev.Framework = "pytorch"
 				}
 			},
 		},
@@ -336,12 +359,24 @@ func runtimeMatchers() []failureMatcher {
 		{
 			name:    "cuda-runtime",
 			anchors: []string{"error: out of memory", "error out of memory", "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY"},
-			locate:  lazyRE(`(?:CUDA|HIP) (?:runtime |driver )?error: out of memory|(?:CUDA|HIP|cuda) failed with error out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY`),
-			kind:    KindCUDARuntime,
+			// StreamExecutor's driver call, whose request comes first:
+			// "failed to alloc 1433389056 bytes unified memory; result:
+			// CUDA_ERROR_OUT_OF_MEMORY: out of memory", "failed to alloc
+			// 67108864 bytes on host: CUDA_ERROR_OUT_OF_MEMORY" (pinned host
+			// memory)
+			locate: lazyRE(`(?:failed to alloc \d+ bytes[^;:]*[;:] (?:result: )?)?(?:CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation)|(?:CUDA|HIP) (?:runtime |driver )?error: out of memory|(?:CUDA|HIP|cuda) failed with error out of memory`),
+			kind:   KindCUDARuntime,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
 				if strings.HasPrefix(msg, "HIP") {
 					ev.Device.Type = "rocm"
+				}
+				if m := reSEAlloc.FindStringSubmatch(msg); m != nil {
+					ev.Variant = "stream-executor-alloc"
+					requestOf(ev, m[1]+" bytes")
+					if m[2] != "" {
+						ev.Device = &Device{Type: "cpu"} // pinned host memory
+					}
 				}
 				if strings.Contains(msg, "failed with error out of memory") {
 					// CTranslate2's CUDA check (faster-whisper, and other
@@ -383,9 +418,13 @@ func runtimeMatchers() []failureMatcher {
 			// (variant ray-worker-died): Ray prints that list after any
 			// unexpected exit; a warning of a retried task is no failure.
 			name:    "ray-memory-monitor",
-			anchors: []string{"running low on memory", "killed due to memory pressure", "killed by SIGKILL by OOM killer"},
-			locate:  lazyRE(`(?:Task was|worker\(s\) were) killed due to the node running low on memory|\b[1-9]\d* Workers? \(tasks / actors\) killed due to memory pressure \(OOM\)|The actor is dead because its worker process has died\..*The process is killed by SIGKILL by OOM killer`),
-			kind:    KindHostKill,
+			anchors: []string{"running low on memory", "killed due to memory pressure", "killed by SIGKILL by OOM killer", "Memory on the node (IP:"},
+			// the kill message's second sentence alone, when a paste lost
+			// the first: "Memory on the node (IP: 10.0.3.220, ID: d8d8…)
+			// where the task (task ID: …, name=…) was running was 29.98GB /
+			// 31.12GB (0.963), which exceeds the memory usage threshold"
+			locate: lazyRE(`(?:Task was|worker\(s\) were) killed due to the node running low on memory|Memory on the node \(IP: [^)]*\) where the (?:task|actor)|\b[1-9]\d* Workers? \(tasks / actors\) killed due to memory pressure \(OOM\)|The actor is dead because its worker process has died\..*The process is killed by SIGKILL by OOM killer`),
+			kind:   KindHostKill,
 			more: func(msg string) bool {
 				return strings.Contains(msg, "running low on memory") && !strings.Contains(msg, "Memory on the node")
 			},
