@@ -77,6 +77,20 @@ func TestPrefilterPassBudget(t *testing.T) {
 			t.Errorf("a pass pivots on %q, which opens most lines of a training log: anchor %q on a rarer byte", g.pivot, g.keys)
 		}
 	}
+	for _, g := range groups {
+		// A pass on a frequent byte stops on nearly every line; its follow
+		// filter is what keeps it cheap. A key that lets the commonest
+		// followers through ("l " of "model ", "la" of "layer") makes every
+		// stop try every key of the group.
+		if byteRank(g.pivot) < 100 || !g.filtered {
+			continue
+		}
+		for _, c := range []byte(" aeiou") {
+			if g.follows[c] {
+				t.Errorf("the pass on frequent %q lets %q through: a key of %q needs another anchor", g.pivot, c, g.keys)
+			}
+		}
+	}
 	if len(groups) > budget {
 		var pivots []string
 		for _, g := range groups {

@@ -227,11 +227,11 @@ func frameworkMatchers() []failureMatcher {
 			// pages) needs 3046637568 B > budget -1868787708 B (raise
 			// memory_ratio, lower kv_reserve_tokens, or free GPU memory)"
 			name:    "cache-budget",
-			anchors: []string{"budget too small", "budget is too small"},
+			anchors: []string{"budget too small"},
 			// raised (an exception's class before it), or with the plan's
 			// need against the budget; a notice that some budget is small
 			// ("WARNING: memory budget too small for prefetching") is neither
-			locate: lazyRE(`[\w.]*(?:Error|Exception):\s*(?i:(?:memory|cache|kv[ _-]?cache) budget (?:is )?too small)|(?i:(?:memory|cache|kv[ _-]?cache) budget (?:is )?too small\b.*\bneeds \d+ ?(?:B|bytes)\b)`),
+			locate: lazyRE(`[\w.]*(?:Error|Exception):\s*(?i:(?:memory|cache|kv[ _-]?cache) )budget too small|(?i:(?:memory|cache|kv[ _-]?cache) )budget too small\b.*\bneeds \d+ ?(?:B|bytes)\b`),
 			kind:   KindServing,
 			fill:   fillCacheBudget,
 		},
@@ -261,9 +261,13 @@ func frameworkMatchers() []failureMatcher {
 			},
 		},
 		{
+			// mshadow (MXNet) checks the handle's creation: "Check failed:
+			// err == CUBLAS_STATUS_SUCCESS (1 vs. 0) : Create cublas handle
+			// failed" — status 1, not initialised, most often for want of
+			// memory
 			name:    "cublas",
-			anchors: []string{"CUBLAS_STATUS_ALLOC_FAILED", "CUBLAS_STATUS_NOT_INITIALIZED"},
-			locate:  lazyRE(`(?:CUDA error: |failed to create cublas handle: )?CUBLAS_STATUS_(?:ALLOC_FAILED|NOT_INITIALIZED)`),
+			anchors: []string{"CUBLAS_STATUS_ALLOC_FAILED", "CUBLAS_STATUS_NOT_INITIALIZED", "CUBLAS_STATUS_SUCCESS"},
+			locate:  lazyRE(`(?:CUDA error: |failed to create cublas handle: )?CUBLAS_STATUS_(?:ALLOC_FAILED|NOT_INITIALIZED)|Check failed: err == CUBLAS_STATUS_SUCCESS \(\d+ vs\. 0\)\s*:\s*Create cublas handle failed`),
 			kind:    KindCUBLAS,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
