@@ -224,6 +224,16 @@ func (c *contextScanner) scan(text string, no int) {
 		text = text[:4096]
 	}
 	trim := strings.TrimSpace(text)
+	// TensorFlow's start-up report is read before the repeat check: two
+	// devices of one model print the same "Total memory:" line.
+	if strings.Contains(text, "with properties") {
+		if m := reTFFoundDevice.FindStringSubmatch(text); m != nil {
+			c.tfDevice, c.tfLine = intp(m[1]), no
+		}
+	}
+	if c.tfDevice != nil && no-c.tfLine <= 8 && strings.Contains(text, "emory") || c.tfDevice != nil && no-c.tfLine <= 2 && strings.HasPrefix(trim, "name: ") {
+		c.tfStartup(trim, no)
+	}
 	if strings.HasPrefix(trim, "|") {
 		c.scanTable(trim, no)
 	} else {
@@ -258,14 +268,6 @@ func (c *contextScanner) scan(text string, no int) {
 			}
 			break
 		}
-	}
-	if strings.Contains(text, "with properties") {
-		if m := reTFFoundDevice.FindStringSubmatch(text); m != nil {
-			c.tfDevice, c.tfLine = intp(m[1]), no
-		}
-	}
-	if c.tfDevice != nil && no-c.tfLine <= 8 && strings.Contains(text, "emory") {
-		c.tfStartup(text, no)
 	}
 	if strings.Contains(text, "LLM engine") {
 		if m := reVLLMBanner.FindStringSubmatch(text); m != nil {
@@ -352,11 +354,21 @@ func (c *contextScanner) notices(text string, no int) {
 	}
 }
 
-// tfStartup reads the memory rows of TensorFlow's start-up device report
-// into the device's GPU row: "Total memory: 7.92GiB" and "Free memory:
-// 190.31MiB" on lines of their own (TensorFlow 1.x), "totalMemory:
-// 10.92GiB freeMemory: 10.76GiB" on one (later 1.x).
-func (c *contextScanner) tfStartup(text string, no int) {
+// tfStartup reads TensorFlow's start-up device report into the device's
+// GPU row: its "name: GeForce GTX 1080" line, and its memory rows —
+// "Total memory: 7.92GiB" and "Free memory: 190.31MiB" on lines of their
+// own (TensorFlow 1.x), "totalMemory: 10.92GiB freeMemory: 10.76GiB" on one
+// (later 1.x). A device's first report stands: a second session's report
+// shows what the first one took.
+func (c *contextScanner) tfStartup(trim string, no int) {
+	ms := reTFMemory.FindAllStringSubmatch(trim, 2)
+	name := ""
+	if strings.HasPrefix(trim, "name: ") {
+		name, _, _ = strings.Cut(strings.TrimPrefix(trim, "name: "), " major:")
+	}
+	if ms == nil && name == "" {
+		return
+	}
 	var g *GPU
 	for i := range c.ctx.GPUs {
 		if r := &c.ctx.GPUs[i]; r.Source == GPUSourceTFStartup && r.Index != nil && *r.Index == *c.tfDevice {
@@ -369,9 +381,14 @@ func (c *contextScanner) tfStartup(text string, no int) {
 		}
 		c.ctx.GPUs = append(c.ctx.GPUs, GPU{Index: c.tfDevice, Source: GPUSourceTFStartup, Line: no})
 		g = &c.ctx.GPUs[len(c.ctx.GPUs)-1]
+	} else if g.UsedBytes != nil {
+		return // the device's first report stands
+	}
+	if name != "" {
+		g.Name = strings.TrimSpace(name)
 	}
 	var free *int64
-	for _, m := range reTFMemory.FindAllStringSubmatch(text, 2) {
+	for _, m := range ms {
 		switch m[1] {
 		case "Total memory", "totalMemory":
 			g.TotalBytes = sizeOf(m[2])

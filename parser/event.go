@@ -200,7 +200,7 @@ type Span struct {
 // Context is what the rest of the log says, each fact with the line it came
 // from. Rules read it to decide between culprits.
 type Context struct {
-	GPUs       []GPU        `json:"gpus,omitempty"`           // nvidia-smi rows
+	GPUs       []GPU        `json:"gpus,omitempty"`           // nvidia-smi rows and TensorFlow's start-up report
 	GPUProcs   []GPUProcess `json:"gpu_processes,omitempty"`  // nvidia-smi process table
 	Versions   []Version    `json:"versions,omitempty"`       // torch, transformers, python, …
 	Models     []ModelRef   `json:"models,omitempty"`         // model ids seen in paths, code or command lines

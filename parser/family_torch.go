@@ -291,8 +291,13 @@ func deviceWord(w string) string {
 // fillExpandableMap reads the expandable-segments mapping failure: the
 // device, the bytes it tried to map, and the driver's free and total
 // memory as bare byte counts.
+//
+// It is a warning: the allocator then frees its cache and retries, and the
+// program may carry on. It stands as a suspected failure only when nothing
+// else failed (a later OOM is the failure, and repeats are one).
 func fillExpandableMap(ev *Event, msg string) {
 	ev.Framework, ev.Variant, ev.Hint = "pytorch", "expandable-segments-map", "expandable_segments"
+	ev.tentative, ev.headerOnly, ev.Suspected = true, true, true
 	m := reExpandableMap.FindStringSubmatch(msg)
 	if m == nil {
 		return

@@ -35,6 +35,9 @@ func sameFailure(prev, ev *Event) bool {
 		// traceback that ends in it: the same figures to the byte.
 		return true
 	}
+	if seRetry(prev, ev) {
+		return true
+	}
 	if graphKind(prev.Kind) && graphKind(ev.Kind) && ev.Line-prev.Line <= reprWindow && sameRequestAndFree(prev, ev) {
 		// XLA's status and TensorFlow's op kernel quoting it ("OP_REQUIRES
 		// failed at tpu_execute_op.cc:266 : RESOURCE_EXHAUSTED: Attempting
@@ -57,15 +60,23 @@ func sameFailure(prev, ev *Event) bool {
 		return false
 	case KindHostKill:
 		return prev.PID == nil || ev.PID == nil || *prev.PID == *ev.PID
-	case KindCUDARuntime:
-		if prev.Variant == "stream-executor-alloc" && ev.Variant == prev.Variant {
-			// StreamExecutor retries a refused allocation smaller, then
-			// its host staging buffers fail too: one failure, whose
-			// first request is the one that did not fit.
-			return true
-		}
 	}
 	return nearSize(prev.RequestedBytes, ev.RequestedBytes)
+}
+
+// seRetry reports whether ev is StreamExecutor retrying prev's refused
+// allocation: a request no larger, within a few lines of the last retry
+// merged, or a pinned host staging buffer after a device allocation — one
+// failure, whose first request is the one that did not fit. A larger
+// request later is a failure of its own.
+func seRetry(prev, ev *Event) bool {
+	if prev.Variant != "stream-executor-alloc" || ev.Variant != prev.Variant || ev.Line-prev.endLine > mergeWindow(KindCUDARuntime) {
+		return false
+	}
+	if ev.Kind == KindCPU && prev.Kind != KindCPU {
+		return true
+	}
+	return ev.Kind == prev.Kind && prev.RequestedBytes != nil && ev.RequestedBytes != nil && *ev.RequestedBytes <= *prev.RequestedBytes
 }
 
 // graphKind reports whether kind is XLA's or TensorFlow's, which print one
@@ -157,6 +168,9 @@ func mergeInto(prev, ev *Event) {
 	}
 	if prev.Phase == PhaseUnknown {
 		prev.Phase = ev.Phase
+	}
+	if seRetry(prev, ev) {
+		prev.endLine = ev.endLine // the next retry is measured from this one
 	}
 	if prev.Message != ev.Message && len(prev.Message)+len(ev.Message) < maxMessage {
 		prev.Message += " | " + ev.Message

@@ -379,7 +379,8 @@ func runtimeMatchers() []failureMatcher {
 					ev.Variant = "stream-executor-alloc"
 					requestOf(ev, m[1]+" bytes")
 					if m[2] != "" {
-						ev.Device = &Device{Type: "cpu"} // pinned host memory
+						// pinned host memory: host RAM's failure
+						ev.Kind, ev.Device = KindCPU, &Device{Type: "cpu"}
 					}
 				}
 				if strings.Contains(msg, "failed with error out of memory") {

@@ -66,6 +66,10 @@ func checkAllocationLimit(f *Facts) *Finding {
 		case ev.Kind == parser.KindXPU && f.Requested >= 4*gib:
 			fd.fire(limitXPU4G)
 			fd.Arithmetic = append(fd.Arithmetic, "Intel Arc/XPU: a single allocation of 4 GiB or more is refused regardless of free memory")
+		case ev.Device != nil && ev.Device.Type == "tpu":
+			// A TPU program's reservation that free memory does not serve
+			// is its layout's ("3.33G reservable"), not a buffer cap.
+			return nil
 		case ev.Kind == parser.KindCUDA || ev.Kind == parser.KindHIP || ev.Device != nil && (ev.Device.Type == "cuda" || ev.Device.Type == "rocm"):
 			// The CUDA and ROCm drivers have no per-buffer cap this small,
 			// whichever framework allocates (PaddlePaddle, TensorFlow on a

@@ -84,12 +84,10 @@ func NewFacts(in Input, i int) *Facts {
 	case in.Hints.GPUBytes != nil:
 		f.Capacity, f.CapacityFrom = *in.Hints.GPUBytes, "--gpu"
 	default:
+		gpu := ev.Device == nil || ev.Device.Type == "" || ev.Device.Type == "cuda" || ev.Device.Type == "rocm"
 		for _, g := range res.Context.GPUs {
-			if g.TotalBytes != nil && (ev.Device == nil || ev.Device.Index == nil || g.Index == nil || *g.Index == *ev.Device.Index) {
+			if gpu && g.TotalBytes != nil && (ev.Device == nil || ev.Device.Index == nil || g.Index == nil || *g.Index == *ev.Device.Index) {
 				f.Capacity, f.CapacityFrom = *g.TotalBytes, "nvidia-smi"
-				if g.Source != "" {
-					f.CapacityFrom = g.Source
-				}
 				break
 			}
 		}

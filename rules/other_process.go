@@ -149,15 +149,28 @@ func checkOtherProcess(f *Facts) *Finding {
 
 // heldAtStart is the failing device's row of a framework's start-up
 // report, when the log has one with both figures.
+// It speaks only for a GPU: a host or TPU failure is not the device it
+// reported. When the failure names no device index, the report must be of
+// one device only.
 func (f *Facts) heldAtStart() *parser.GPU {
+	d := f.Ev.Device
+	if d != nil && d.Type != "" && d.Type != "cuda" && d.Type != "rocm" {
+		return nil
+	}
+	var rows []*parser.GPU
 	for i := range f.Res.Context.GPUs {
 		g := &f.Res.Context.GPUs[i]
-		if g.Source != parser.GPUSourceTFStartup || g.TotalBytes == nil || g.UsedBytes == nil {
-			continue
+		if g.Source == parser.GPUSourceTFStartup && g.TotalBytes != nil && g.UsedBytes != nil {
+			rows = append(rows, g)
 		}
-		if d := f.Ev.Device; d == nil || d.Index == nil || g.Index == nil || *g.Index == *d.Index {
+	}
+	for _, g := range rows {
+		if d != nil && d.Index != nil && g.Index != nil && *g.Index == *d.Index {
 			return g
 		}
+	}
+	if len(rows) == 1 && (d == nil || d.Index == nil) {
+		return rows[0]
 	}
 	return nil
 }
