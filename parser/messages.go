@@ -158,6 +158,23 @@ func frameworkMatchers() []failureMatcher {
 			fill:    fillGGMLMetalBuffer,
 		},
 		{
+			// TensorFlow 1.x's copy into a device tensor whose allocation
+			// failed: "InternalError (see above for traceback): Dst tensor
+			// is not initialized." — the GPU ran out of memory for it (a
+			// suspected memory failure: the message does not say so). Only
+			// the graph-mode form is read: its anchor shares the pass on
+			// "(", and TensorFlow 2's bare "InternalError: Dst tensor …"
+			// would need a pass of its own.
+			name:    "tf-dst-tensor",
+			anchors: []string{"(see above for traceback): Dst tensor is not initialized"},
+			locate:  lazyRE(`Dst tensor is not initialized`),
+			kind:    KindTF,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Variant, ev.Suspected = "tensorflow", "tf-dst-tensor", true
+				ev.Device = &Device{Type: "cuda"}
+			},
+		},
+		{
 			name:    "tensorflow",
 			anchors: []string{"OOM when allocating", "ran out of memory trying to allocate", "Ran out of memory trying to allocate"},
 			locate:  lazyRE(`OOM when allocating|Allocator \(\w+\) ran out of memory trying to allocate \S+ \(rounded|Ran out of memory trying`),
