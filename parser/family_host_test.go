@@ -58,8 +58,8 @@ func TestKernelKillResident(t *testing.T) {
 	}
 }
 
-// TestSignalNineExitCodes: a process that exits on SIGKILL, as a launcher
-// or Python's subprocess reports it (a negative code is the signal), is a
+// TestSignalNineExitCodes: a process that exits on SIGKILL, as a launcher,
+// Python's subprocess or Go's os/exec reports it (a negative code is the signal), is a
 // host kill; other negative codes and other signals are not.
 func TestSignalNineExitCodes(t *testing.T) {
 	for _, tc := range []struct {
@@ -71,6 +71,10 @@ func TestSignalNineExitCodes(t *testing.T) {
 		{"ERROR: error code -11", false},
 		{"subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit status 1.", false},
 		{"exit code -90 from the solver", false},
+		{"Error: llama runner process has terminated: signal: killed", true}, // Go's os/exec (Ollama)
+		{"exec: process exited: signal: killed", true},
+		{"the worker was signal: killed by the user", false},
+		{"Error: llama runner process has terminated: signal: segmentation fault", false},
 	} {
 		res, err := Parse(strings.NewReader(tc.line+"\n"), "x")
 		if err != nil {
