@@ -421,3 +421,32 @@ func TestContainerLimitFix(t *testing.T) {
 	}
 	t.Errorf("no more-host-memory fix: %+v", rep.Diagnoses[0].Fixes)
 }
+
+// TestSchedulerLimitFix: a job a batch scheduler killed at its memory
+// limit is told to raise it in that scheduler's words, not another's.
+func TestSchedulerLimitFix(t *testing.T) {
+	for _, tc := range []struct{ file, want, not string }{
+		{"pbs-job-killed-mem.log", "#PBS -l mem=", "SBATCH"},
+		{"pbs-job-killed-vmem.log", "#PBS -l vmem=", "SBATCH"},
+		{"lsf-term-memlimit.log", "bsub -M", "SBATCH"},
+		{"dask-nanny-memory-budget.log", "memory_limit", "SBATCH"},
+	} {
+		rep := build(t, filepath.Join("..", "fixtures", "formats", tc.file), rules.Hints{})
+		if len(rep.Diagnoses) == 0 || rep.Diagnoses[0].Culprit != "host-ram" {
+			t.Errorf("%s: diagnoses %+v, want host-ram first", tc.file, rep.Diagnoses)
+			continue
+		}
+		found := false
+		for _, fx := range rep.Diagnoses[0].Fixes {
+			if fx.ID == "more-host-memory" {
+				found = true
+				if !strings.Contains(fx.Snippet, tc.want) || strings.Contains(fx.Snippet, tc.not) {
+					t.Errorf("%s: more-host-memory snippet %q, want %q and no %q", tc.file, fx.Snippet, tc.want, tc.not)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no more-host-memory fix", tc.file)
+		}
+	}
+}

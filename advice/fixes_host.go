@@ -84,6 +84,19 @@ func hostFixes(c *fixContext) []Fix {
 		more.Caveat = "Needs a node with that much memory free."
 	case "slurm":
 		more.Snippet = "#SBATCH --mem=64G     # or --mem-per-cpu; sacct -j JOBID -o MaxRSS shows what the job reached"
+	case "pbs":
+		more.Title, more.Caveat = "Raise the job's memory request", "A larger request may wait longer in the queue."
+		more.Snippet = "#PBS -l mem=64gb      # or -l select=1:ncpus=8:mem=64gb (PBS Pro); qstat -f JOBID shows resources_used.mem"
+		if c.f.Ev.Variant == "pbs-virtual-memory-limit" {
+			more.Snippet = "#PBS -l vmem=64gb     # the kill was for virtual memory, which CUDA and JVMs reserve far beyond what they touch"
+		}
+	case "lsf":
+		more.Title, more.Caveat = "Raise the job's memory limit", "A larger request may wait longer in the queue."
+		more.Snippet = "bsub -M 64G -R \"rusage[mem=64G]\" ...   # -M is the limit LSF kills at; bjobs -l JOBID shows MAX MEM"
+	case "dask":
+		more.Title = "Give each Dask worker more memory, or fewer threads"
+		more.Snippet = "LocalCluster(n_workers=2, threads_per_worker=2, memory_limit=\"8GB\")   # or dask worker --memory-limit 8GB"
+		more.Caveat = "Fewer workers fit on the machine."
 	}
 	return []Fix{reduce, more}
 }

@@ -193,11 +193,14 @@ func CueServing() Cue {
 }
 
 // CueVLLM is code inside vLLM itself (and its platform plugins such as
-// vllm_ascend), or its environment variables in a hint ("try setting
-// VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0"): where vLLM's own knobs, not a
-// library's, are the fixes.
+// vllm_ascend), its environment variables in a hint ("try setting
+// VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0"), its CuMem allocator's
+// source file ("Cuda error: out of memory at
+// /workspace/csrc/cumem_allocator.cpp: 62") and its model runner's wrapper
+// ("Error in model execution (input dumped to /tmp/err_execute_model_input_…
+// .pkl)"): where vLLM's own knobs, not a library's, are the fixes.
 func CueVLLM() Cue {
-	return Cue{"vllm", []string{"vllm/", "vllm.", "vllm_ascend", "EngineCore", "EngineCore_", "VLLM_"}}
+	return Cue{"vllm", []string{"vllm/", "vllm.", "vllm_ascend", "EngineCore", "EngineCore_", "VLLM_", "cumem_allocator", "Error in model execution (input dumped to"}}
 }
 
 // CueTensorRT is NVIDIA TensorRT's own code and log: its "[TRT]" logger

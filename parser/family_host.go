@@ -137,3 +137,55 @@ func fillRayKill(ev *Event, msg string) {
 		ev.PID, ev.ProcessInUseBytes = int64p(m[1]), sizeOf(m[2])
 	}
 }
+
+// reSchedulerKill finds a scheduler's or cluster's kill for memory (the
+// scheduler-memory-kill family); rePBSKill and reRaySystemLow read their
+// figures.
+var (
+	reSchedulerKill = lazyRE(`PBS: job killed: (?:p?v?mem)\b|TERM_MEMLIMIT: job killed after reaching LSF memory usage limit|System memory low at node with IP \S+ Used memory|Worker exceeded \d+% memory budget\b|The node was low on resource: memory`)
+	rePBSKill       = lazyRE(`PBS: job killed: (p?v?mem)(?: job total)? (\d+) ?([kmg]?b)? exceeded limit (\d+) ?([kmg]?b)?`)
+	reRaySystemLow  = lazyRE(`Used memory \((\d+(?:\.\d+)?\s?[KMGT]i?B)\) / total capacity \((\d+(?:\.\d+)?\s?[KMGT]i?B)\)`)
+)
+
+// fillSchedulerKill reads a scheduler's kill: who killed, and what the job
+// used of its limit where the words print both (PBS counts kb as 1024
+// bytes; a bare count is bytes).
+func fillSchedulerKill(ev *Event, msg string) {
+	ev.Device, ev.Signal = &Device{Type: "cpu"}, "SIGKILL"
+	switch {
+	case strings.Contains(msg, "PBS:"):
+		ev.Framework, ev.Variant = "pbs", "pbs-memory-limit"
+		if m := rePBSKill.FindStringSubmatch(msg); m != nil {
+			ev.ProcessInUseBytes, ev.TotalBytes = pbsBytes(m[2], m[3]), pbsBytes(m[4], m[5])
+			if m[1] == "vmem" {
+				ev.Variant = "pbs-virtual-memory-limit"
+			}
+		}
+	case strings.Contains(msg, "TERM_MEMLIMIT"):
+		ev.Framework, ev.Variant = "lsf", "lsf-memory-limit"
+	case strings.Contains(msg, "System memory low"):
+		ev.Framework, ev.Variant = "ray", "ray-memory-monitor"
+		if m := reRaySystemLow.FindStringSubmatch(msg); m != nil {
+			ev.ProcessInUseBytes, ev.TotalBytes = sizeOf(m[1]), sizeOf(m[2])
+		}
+	case strings.Contains(msg, "memory budget"):
+		ev.Framework, ev.Variant = "dask", "dask-memory-budget"
+	default:
+		ev.Framework, ev.Variant = "kubernetes", "kubelet-eviction"
+	}
+}
+
+// pbsBytes reads a PBS figure: n in kb (PBS's kilobytes are 1,024 bytes),
+// mb or gb, or bare bytes.
+func pbsBytes(n, unit string) *int64 {
+	v, err := strconv.ParseInt(n, 10, 64)
+	if err != nil {
+		return nil
+	}
+	mult := map[string]int64{"": 1, "b": 1, "kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30}[unit]
+	if mult == 0 || v > (1<<62)/mult {
+		return nil
+	}
+	v *= mult
+	return &v
+}

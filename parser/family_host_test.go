@@ -111,3 +111,47 @@ func TestContainerExit137(t *testing.T) {
 		}
 	}
 }
+
+// TestSchedulerMemoryKills: a batch scheduler's or cluster's kill for
+// memory, in its own words, is a host kill with what the job used of its
+// limit where printed; its other kills are not.
+func TestSchedulerMemoryKills(t *testing.T) {
+	for _, tc := range []struct {
+		line        string
+		kill        bool
+		used, limit int64 // 0: null
+	}{
+		{"=>> PBS: job killed: mem 38427376kb exceeded limit 33554432kb", true, 38427376 << 10, 33554432 << 10},
+		{"=>> PBS: job killed: vmem 3372163072 exceeded limit 2147483648", true, 3372163072, 2147483648},
+		{"dask-worker.o1838772:=>> PBS: job killed: mem job total 115343360 kb exceeded limit 115343360 kb", true, 115343360 << 10, 115343360 << 10},
+		{"=>> PBS: job killed: walltime 3630 exceeded limit 3600", false, 0, 0},
+		{"TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", true, 0, 0},
+		{"TERM_RUNLIMIT: job killed after reaching LSF run time limit.", false, 0, 0},
+		{"(raylet, ip=172.31.66.10) [2022-09-22 16:02:34,214 E 138 138] (raylet) node_manager.cc:2966: System memory low at node with IP 172.31.66.10. Used memory (54.90GB) / total capacity (57.60GB) (0.95307) exceeds threshold 0.95, killing latest task with name  and", true, 58948426138, 61847529062},
+		{"distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting", true, 0, 0},
+		{"Message:        The node was low on resource: memory. Container app was using 1275700Ki, which exceeds its request of 0.", true, 0, 0},
+		{"Message:        The node was low on resource: ephemeral-storage.", false, 0, 0},
+	} {
+		res, err := Parse(strings.NewReader(tc.line+"\n"), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		kill := len(res.Events) == 1 && res.Events[0].Kind == KindHostKill
+		if kill != tc.kill {
+			t.Errorf("%q: %d events (host kill %v), want host kill %v", tc.line, len(res.Events), kill, tc.kill)
+			continue
+		}
+		if !kill {
+			continue
+		}
+		val := func(p *int64) int64 {
+			if p == nil {
+				return 0
+			}
+			return *p
+		}
+		if ev := res.Events[0]; val(ev.ProcessInUseBytes) != tc.used || val(ev.TotalBytes) != tc.limit {
+			t.Errorf("%q: used %d of %d, want %d of %d", tc.line, val(ev.ProcessInUseBytes), val(ev.TotalBytes), tc.used, tc.limit)
+		}
+	}
+}

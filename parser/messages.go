@@ -430,6 +430,24 @@ func runtimeMatchers() []failureMatcher {
 			fill:    fillYARNKill,
 		},
 		{
+			// a batch scheduler's or cluster's kill for memory, in its own
+			// words: PBS ("=>> PBS: job killed: mem 38427376kb exceeded
+			// limit 33554432kb", "… vmem 3372163072 exceeded limit
+			// 2147483648", "… mem job total 115343360 kb exceeded limit …"),
+			// LSF ("TERM_MEMLIMIT: job killed after reaching LSF memory usage
+			// limit."), Ray's raylet before its memory monitor's wording
+			// ("System memory low at node with IP 172.31.66.10. Used memory
+			// (54.90GB) / total capacity (57.60GB) (0.95307) exceeds threshold
+			// 0.95, killing latest task"), Dask's nanny ("Worker exceeded 95%
+			// memory budget. Restarting") and the kubelet's eviction ("The
+			// node was low on resource: memory.")
+			name:    "scheduler-memory-kill",
+			anchors: []string{"PBS: job killed: ", "job killed after reaching LSF memory usage limit", "System memory low at node", "% memory budget", "low on resource: memory"},
+			locate:  reSchedulerKill,
+			kind:    KindHostKill,
+			fill:    fillSchedulerKill,
+		},
+		{
 			// Ray's memory monitor killing a worker before the kernel would
 			// ("Task was killed due to the node running low on memory.",
 			// "2 worker(s) were killed …" from Ray 2.55) and the raylet's
