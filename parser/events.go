@@ -239,7 +239,7 @@ func (s *scanner) upgrade(p *pending) {
 		if m.judge != nil || !containsAny(msg, m.anchors) {
 			continue
 		}
-		if loc := m.locate.FindStringIndex(msg); loc != nil {
+		if loc := m.find(msg); loc != nil {
 			p.m, p.ev.Kind, p.ev.Detection = m, m.kind, nil
 			p.msg.Reset()
 			p.msg.WriteString(msg[loc[0]:])

@@ -325,8 +325,11 @@ func nativeMatchers() []failureMatcher {
 			name:    "enomem",
 			anchors: []string{"Cannot allocate memory", "cannot allocate memory", "ENOMEM"},
 			locate:  lazyRE(`(?:\[Errno 12\] |fork: )?[Cc]annot allocate memory|\bENOMEM\b`),
-			kind:    KindCPU,
-			fill:    tag("", "cpu", "enomem"),
+			// the dynamic loader's static TLS block is full (a preloaded
+			// libgomp on a Jetson): no memory ran out
+			not:  lazyRE(`cannot allocate memory in static TLS block`),
+			kind: KindCPU,
+			fill: tag("", "cpu", "enomem"),
 		},
 		{
 			// a Python traceback ending in a bare "MemoryError" (host memory)

@@ -43,14 +43,15 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// "not enough memory", "insufficient device memory", "OOM", and the
 		// same in Chinese (显存不足 "GPU memory insufficient", 内存溢出
 		// "memory overflow"), Japanese (メモリ不足) and Korean (메모리 부족)
-		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _](?:and (?:shared )?(?:host|system) )?)?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|enough memory resources|\be_outofmemory\b|\bbad_alloc\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
+		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _](?:and (?:shared )?(?:host|system) )?)?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|enough memory resources|\be_outofmemory\b|\bbad_alloc\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:资源|資源)?(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
 		// numeric statuses, read when no words say it: cudaErrorMemoryAllocation and
 		// CUDA_ERROR_OUT_OF_MEMORY are 2, hipErrorOutOfMemory 2,
 		// VK_ERROR_OUT_OF_DEVICE_MEMORY -2, a driver call's "res=2"
 		// ("cuMemoryAllocate failed res=2"), and Windows' HRESULT
-		// E_OUTOFMEMORY as hex (0x8007000E) or signed ("Unknown error
+		// E_OUTOFMEMORY as hex (0x8007000E; 0x80070008, ERROR_NOT_ENOUGH_MEMORY,
+		// in .NET's "(Exception from HRESULT: 0x80070008)") or signed ("Unknown error
 		// -2147024882", torch-directml)
-		reGenericStatus: lazyRE(`\b(?:cuda|cu|hip)\w*[^;\n]{0,60}?(?:\(2 vs\. 0\)|(?:error|status|code|result|res|returned|failed with)(?: code)?\s*[=:]?\s*\(?2\)?(?:[\s,.;:)]|$))|(?:\b0x|\b)8007000[Ee]\b|\B-2147024882\b|\bvk\w*[^;\n]{0,40}?(?:error|result|failed|returned)\s*[=:]?\s*-2\b`),
+		reGenericStatus: lazyRE(`\b(?:cuda|cu|hip)\w*[^;\n]{0,60}?(?:\(2 vs\. 0\)|(?:error|status|code|result|res|returned|failed with)(?: code)?\s*[=:]?\s*\(?2\)?(?:[\s,.;:)]|$))|(?:\b0x|\b)8007000[Ee8]\b|\B-2147024882\b|\bvk\w*[^;\n]{0,40}?(?:error|result|failed|returned)\s*[=:]?\s*-2\b`),
 		// an error context: a level, a check macro, an exception class, an
 		// abort, the same words in Chinese, Japanese or Korean (错误, 失败,
 		// エラー, 오류), or the source path a C++ runtime throws from
@@ -72,8 +73,9 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// raylet's "0 Workers (tasks / actors) killed due to memory
 		// pressure (OOM)", TensorFlow's BFC allocator's "ran out of memory
 		// trying to allocate 3.87GiB. The caller indicates that this is not a
-		// failure")
-		reGenericBenign: lazyRE(`(?i)\b0 workers? \(tasks / actors\) killed|\b(?:is|was) not a failure\b|\b(?:potential|possible|probable) (?:root )?causes?\b|\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to (?:reduce|lower|decrease|limit|use|set|free|clear|enable|disable|run|restart|increase|add|pass|switch|change|upgrade|install|avoid|make|call|close|kill|move|split|shrink)|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b|警告|提示|如果|尝试|嘗試|建议|建議|重试|注意|警告|もし|場合は|경고|경우`),
+		// failure", the dynamic loader's "libgomp.so.1: cannot allocate memory
+		// in static TLS block")
+		reGenericBenign: lazyRE(`(?i)\b0 workers? \(tasks / actors\) killed|\bstatic TLS block\b|\b(?:is|was) not a failure\b|\b(?:potential|possible|probable) (?:root )?causes?\b|\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to (?:reduce|lower|decrease|limit|use|set|free|clear|enable|disable|run|restart|increase|add|pass|switch|change|upgrade|install|avoid|make|call|close|kill|move|split|shrink)|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b|警告|提示|如果|尝试|嘗試|建议|建議|重试|注意|警告|もし|場合は|경고|경우`),
 		// code and prose around a failure, not the failure: a handler, a
 		// definition, a comment. A keyword is a whole word ("defaultAllocator.cpp::…]
 		// Error Code 1: Cuda Runtime (out of memory)" is no "def"), and "*"
@@ -125,7 +127,7 @@ func genericMatcher() failureMatcher {
 			// a numeric status is read only next to the runtime's name
 			"(2 vs. 0)", "CUDA", "cudaMalloc", "cuMem", "hipMalloc", "VkResult", "VK_",
 			// Windows' E_OUTOFMEMORY as an HRESULT
-			"0x8007000E", "0x8007000e", "Unknown error -2147024882",
+			"0x8007000E", "0x8007000e", "0x80070008", "Unknown error -2147024882",
 			// the CJK vocabulary
 			"显存", "内存", "記憶體", "顯存", "メモリ", "메모리"},
 		locate: reGenericLine,
@@ -138,6 +140,11 @@ func genericMatcher() failureMatcher {
 // reGenericLine finds where a generic failure's text starts: the line
 // itself (genericFailure decides whether it is one).
 var reGenericLine = lazyRE(`^\s*`)
+
+// reARTAlloc reads Android's runtime refusing a Java allocation:
+// "java.lang.OutOfMemoryError: Failed to allocate a 60 byte allocation with
+// 0 free bytes and -663KB until OOM".
+var reARTAlloc = lazyRE(`Failed to allocate a (\d+) byte allocation with (\d+) free bytes`)
 
 // reGenericExc reads the exception class a generic message starts with.
 var reGenericExc = lazyRE(`^([A-Za-z_][\w.:]*(?:Error|Exception|Failure))\s*:`)
@@ -218,7 +225,10 @@ func fillGeneric(ev *Event, msg string) {
 	if m := reGenericExc.FindStringSubmatch(msg); m != nil && ev.Exception == "" {
 		ev.Exception = Optional(m[1])
 	}
-	if m := genericRes().reGenericSizeof.FindStringSubmatch(msg); m != nil {
+	if m := reARTAlloc.FindStringSubmatch(msg); m != nil {
+		requestOf(ev, m[1]+" bytes")
+		ev.FreeBytes = sizeOf(m[2] + " bytes")
+	} else if m := genericRes().reGenericSizeof.FindStringSubmatch(msg); m != nil {
 		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil {
 			ev.RequestedBytes = tensorBytes([]int64{n}, strings.ToLower(m[2]))
 		}

@@ -65,6 +65,9 @@ func TestGenericTier(t *testing.T) {
 		{"显存占用 10.2 GiB，剩余 1.1 GiB", false, "", -1, 0},
 		{"警告：显存不足，正在重试（失败 1 次）", false, "", -1, 0},
 		{"Error: failed to copy tensor from host to GPU 0: out of memory", true, "cuda", 0, 0}, // the accelerator, though the host is named first
+		{"java.lang.OutOfMemoryError: Failed to allocate a 60 byte allocation with 0 free bytes and -663KB until OOM", true, "", -1, 60},
+		{"   在 MS.Win32.UnsafeNativeMethods.CreateWindowEx 内存资源不足，无法处理此命令。 (异常来自 HRESULT:0x80070008)", true, "", -1, 0},
+		{"OSError: /usr/lib/aarch64-linux-gnu/libgomp.so.1: cannot allocate memory in static TLS block", false, "", -1, 0},
 		{"FATAL: host staging buffer: cannot allocate 4 GB", true, "cpu", -1, 4 << 30},
 	} {
 		res, err := Parse(strings.NewReader(tc.line+"\n"), "x")

@@ -28,7 +28,11 @@ type failureMatcher struct {
 	// names the words that made it one (the generic tier); prefix is the
 	// line's stripped logger and launcher tags.
 	judge func(text, prefix string) ([]string, bool)
-	fill  func(ev *Event, msg string)
+	// not, when set, names the lines locate finds that are no failure of
+	// this family: its own known false positives ("libgomp.so.1: cannot
+	// allocate memory in static TLS block" is the loader's, not ENOMEM's)
+	not  *lazyRegexp
+	fill func(ev *Event, msg string)
 }
 
 // A finder locates a failure's text in a line: a *regexp.Regexp, or a
@@ -573,4 +577,14 @@ func reshapedMatchers() []failureMatcher {
 			},
 		},
 	}
+}
+
+// find is where m's failure starts in text, nil when m finds none or text
+// is one of m's known false positives.
+func (m *failureMatcher) find(text string) []int {
+	loc := m.locate.FindStringIndex(text)
+	if loc != nil && m.not != nil && m.not.MatchString(text) {
+		return nil
+	}
+	return loc
 }

@@ -303,7 +303,7 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		if !containsAny(text, m.anchors) {
 			continue
 		}
-		loc := m.locate.FindStringIndex(text)
+		loc := m.find(text)
 		if loc == nil {
 			continue
 		}
@@ -364,7 +364,7 @@ func (s *scanner) joinWrapped(raw string, st stripped, no int, tb *traceback) bo
 		if m.judge != nil || !containsAny(joined, m.anchors) {
 			continue
 		}
-		loc := m.locate.FindStringIndex(joined)
+		loc := m.find(joined)
 		if loc == nil || loc[0] >= len(w.text) {
 			continue // the failure must start on the first line
 		}
@@ -556,7 +556,7 @@ func (s *scanner) startsFailure(text string) bool {
 		if m.judge != nil || !containsAny(text, m.anchors) {
 			continue
 		}
-		if loc := m.locate.FindStringIndex(text); loc != nil && reExcLead.MatchString(text[:loc[0]]) {
+		if loc := m.find(text); loc != nil && reExcLead.MatchString(text[:loc[0]]) {
 			return true
 		}
 	}

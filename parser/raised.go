@@ -42,7 +42,7 @@ func (s *scanner) raisedFailure() {
 			if m.judge != nil || !containsAny(code, m.anchors) {
 				continue // exact families only: a literal is not a log line
 			}
-			loc := m.locate.FindStringIndex(code)
+			loc := m.find(code)
 			if loc == nil {
 				continue
 			}
