@@ -332,6 +332,21 @@ func nativeMatchers() []failureMatcher {
 			fill: tag("", "cpu", "enomem"),
 		},
 		{
+			// Torch7's (Lua) host allocator: "$ Torch: not enough memory: you
+			// tried to allocate 845GB. Buy new RAM! at …/TH/THGeneral.c:270",
+			// "… you tried to reallocate 11GB."
+			name:    "torch7-host",
+			anchors: []string{"not enough memory: you tried to"},
+			locate:  reTorch7Host,
+			kind:    KindCPU,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "torch7", &Device{Type: "cpu"}, "torch7-host"
+				if m := reTorch7Host.FindStringSubmatch(msg); m != nil {
+					requestOf(ev, m[1])
+				}
+			},
+		},
+		{
 			// a Python traceback ending in a bare "MemoryError" (host memory)
 			name:    "python-memoryerror",
 			anchors: []string{"MemoryError"},
@@ -425,3 +440,6 @@ func fillTT(ev *Event, msg string) {
 		ev.Truncated = true
 	}
 }
+
+// reTorch7Host reads Torch7's refused host allocation and its size.
+var reTorch7Host = lazyRE(`Torch: not enough memory: you tried to (?:re)?allocate (\d+(?:\.\d+)?\s?[KMGTP]?B)`)
