@@ -132,7 +132,6 @@ func generalCues() map[string]string {
 		"compute_loss":                "Hugging Face Trainer.compute_loss",
 		"demo":                        "the usual name of a model repository's inference script",
 		"infer(":                      "the usual name of an inference entry point",
-		"test(":                       "the usual name of an evaluation entry point",
 		"jax/":                        "any frame inside the jax package",
 		"v_cache":                     "the value half of a KV cache in most hand-written decoders",
 		"setup_caches":                "gpt-fast's and torchtune's call that preallocates the KV cache",
