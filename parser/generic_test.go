@@ -270,6 +270,8 @@ func TestErrnoEcho(t *testing.T) {
 		{"an encoder's callers", "[h264_nvenc @ 0x6090380] InitializeEncoder failed: out of memory (10):\nERROR: encoder.c:199] Error opening video encoder : Cannot allocate memory\n", 1},
 		{"a fork after a CUDA OOM", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.10 GiB is free.\nTraceback (most recent call last):\n  File \"/usr/lib/python3.10/multiprocessing/popen_fork.py\", line 66, in _launch\n    self.pid = os.fork()\nOSError: [Errno 12] Cannot allocate memory\n", 2},
 		{"the kernel's refusal after a native failure", "ERROR: cudaMalloc failed: out of memory\nOSError: [Errno 12] Cannot allocate memory\n", 2},
+		// the exact ENOMEM does not supersede the generic words above it
+		{"the kernel's refusal after a generic failure", "ERROR worker: failed: out of memory on the staging pool\nOSError: [Errno 12] Cannot allocate memory\n", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := Parse(strings.NewReader(tc.log), "x")

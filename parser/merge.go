@@ -189,7 +189,7 @@ func wrapped(exact, ev *Event) bool {
 		return false
 	}
 	if exact.Variant == "enomem" && exact.Line > ev.Line {
-		return false // the errno's words echo the failure above them (errnoEcho)
+		return false // ENOMEM after the words is their echo (errnoEcho) or a failure of its own, never their exact report
 	}
 	d := ev.Line - exact.Line
 	if d < 0 {
