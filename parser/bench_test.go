@@ -86,14 +86,16 @@ func BenchmarkPrefilter(b *testing.B) {
 		b.Fatal(err)
 	}
 	data := buf.Bytes()
-	s := newScanner("bench")
+	groups := parserTables().groups
+	var p preparedBlock
 	scan := func() (hits int) {
 		for lo := 0; lo < len(data); {
 			hi := min(lo+blockSize, len(data))
 			if nl := bytes.LastIndexByte(data[lo:hi], '\n'); hi < len(data) && nl >= 0 {
 				hi = lo + nl + 1
 			}
-			hits += len(s.anchorLines(data[lo:hi]))
+			p.prepare(data[lo:hi], groups)
+			hits += len(p.hits)
 			lo = hi
 		}
 		return hits

@@ -6,36 +6,6 @@ import (
 	"sort"
 )
 
-// anchorLines returns the start offsets of the lines of block that hold an
-// anchor, sorted and unique, in the scanner's reused buffers (the previous
-// block's hits are gone). A large block is searched in two halves at once,
-// one per core.
-func (s *scanner) anchorLines(block []byte) []int {
-	groups := s.t.groups
-	s.nl.reset()
-	if len(block) < 256<<10 {
-		s.hits = anchorLinesIn(s.hits[:0], block, 0, groups, &s.nl)
-		return s.hits
-	}
-	mid := bytes.IndexByte(block[len(block)/2:], '\n')
-	if mid < 0 {
-		s.hits = anchorLinesIn(s.hits[:0], block, 0, groups, &s.nl)
-		return s.hits
-	}
-	mid += len(block)/2 + 1
-	done := make(chan struct{})
-	s.nl2.reset()
-	go func() {
-		s.hits2 = anchorLinesIn(s.hits2[:0], block[mid:], mid, groups, &s.nl2)
-		close(done)
-	}()
-	s.hits = anchorLinesIn(s.hits[:0], block[:mid], 0, groups, &s.nl)
-	<-done
-	s.hits = append(s.hits, s.hits2...)
-	s.nl.join(&s.nl2)
-	return s.hits
-}
-
 // anchorLinesIn appends to starts the anchored lines of part, whose
 // offset in the block is base, and counts part's newlines into nl.
 func anchorLinesIn(starts []int, part []byte, base int, groups []keyGroup, nl *newlineIndex) []int {
@@ -199,8 +169,8 @@ func (s *scanner) busy(no int) bool {
 
 // block reads one block of whole lines whose first line is number first,
 // and returns the number of the next line.
-func (s *scanner) block(b []byte, first int) int {
-	hits := s.anchorLines(b)
+func (s *scanner) block(p *preparedBlock, first int) int {
+	b, hits := p.data, p.hits
 	pos, no := 0, first
 	for pos < len(b) {
 		if s.busy(no) {
@@ -213,7 +183,7 @@ func (s *scanner) block(b []byte, first int) int {
 		}
 		if len(hits) == 0 {
 			// the rest of the block holds no anchor
-			no += s.nl.before(b, len(b)) - s.nl.before(b, pos)
+			no += p.nl.before(b, len(b)) - p.nl.before(b, pos)
 			if pos < len(b) && b[len(b)-1] != '\n' {
 				no++ // a last line without its newline
 			}
@@ -231,7 +201,7 @@ func (s *scanner) block(b []byte, first int) int {
 			rs = lastNewline(b[:rs-1]) + 1
 			skipped++
 		}
-		no += s.nl.before(b, rs) - s.nl.before(b, pos)
+		no += p.nl.before(b, rs) - p.nl.before(b, pos)
 		if pos == 0 && rs == 0 && skipped < ringSize {
 			s.replayTail(no-1, ringSize-skipped)
 		}

@@ -69,12 +69,8 @@ func parseLines(src io.Reader, name string, slow bool) (*Result, error) {
 	s.slow = slow
 	br := newBlockReader(src)
 	no := 1
-	for {
-		b, ok := br.next()
-		if !ok {
-			break
-		}
-		no = s.block(b, no)
+	for p := range preparedBlocks(br, s.t.groups) {
+		no = s.block(p, no)
 	}
 	s.res.Lines = no - 1
 	s.finish()
@@ -108,14 +104,11 @@ type scanner struct {
 	follow        int             // physical lines still to read in full for followEv
 	curNo         int             // the line being read, and its text
 	curText       string
-	wrap          wrapLine     // the last line that failed every matcher, for joinWrapped
-	lineQuiet     bool         // the physical line being read holds no key at all
-	rawShape      uint64       // the current line's raw shape, 0 when not computed
-	errHeader     int          // the last line that was an error's header alone ("CUDA ERROR:"), 0 for none
-	errHeaderText string       // … and its text
-	hits          []int        // the anchored lines of the current block (driver.go)
-	hits2         []int        // those of its second half, searched alongside
-	nl, nl2       newlineIndex // the newlines of the block and of its second half
+	wrap          wrapLine // the last line that failed every matcher, for joinWrapped
+	lineQuiet     bool     // the physical line being read holds no key at all
+	rawShape      uint64   // the current line's raw shape, 0 when not computed
+	errHeader     int      // the last line that was an error's header alone ("CUDA ERROR:"), 0 for none
+	errHeaderText string   // … and its text
 }
 
 // A ringLine is one recent line. Its text and progress counters are read

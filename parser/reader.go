@@ -32,11 +32,14 @@ const longLineSize = 4 << 20
 type blockReader struct {
 	r     io.Reader
 	buf   []byte
-	n     int // bytes in buf
-	start int // where the unreturned data begins
+	spare []byte // the buffer of the block returned before, or nil
+	n     int    // bytes in buf
+	start int    // where the unreturned data begins
 	eof   bool
 	err   error
-	long  []byte // a synthesised over-long line
+	long  [2][]byte // synthesised over-long lines, used in turn
+	// lastLong is set when the block returned last was long[0]
+	lastLong bool
 }
 
 func newBlockReader(r io.Reader) *blockReader {
@@ -71,9 +74,16 @@ func (b *blockReader) fill(want int) {
 }
 
 // next returns the next block: one or more whole lines, each ending in
-// "\n" except perhaps the input's last. The block is valid until the next
-// call. ok is false at the end of input or after a read error.
+// "\n" except perhaps the input's last. The block stays valid until the
+// second call after this one, so that a reader ahead of the scanner can
+// fill one block while the scanner reads the one before (preparedBlocks).
+// ok is false at the end of input or after a read error.
 func (b *blockReader) next() (block []byte, ok bool) {
+	if b.done() {
+		return nil, false
+	}
+	b.flip()
+	b.lastLong = false
 	// A block ends at the last newline in blockSize bytes; a line that runs
 	// past them is read on, up to longLineSize, for its end.
 	for _, want := range [...]int{blockSize, longLineSize} {
@@ -92,7 +102,38 @@ func (b *blockReader) next() (block []byte, ok bool) {
 		}
 	}
 	// No newline in longLineSize bytes: an over-long line.
+	b.lastLong = true
 	return b.longLine(), true
+}
+
+// done reports whether every byte of the input has been returned.
+func (b *blockReader) done() bool {
+	return (b.eof || b.err != nil) && b.start == b.n
+}
+
+// flip moves the data not yet returned to the spare buffer and reads on
+// there, so that the block returned last, in the current buffer, is not
+// overwritten by the next one. A reader that has returned nothing yet
+// keeps its buffer, and the spare is allocated on the first flip, which a
+// log that fits in one read never reaches. After an over-long line the
+// current buffer holds none of the returned block (it is in long) and is
+// compacted in place.
+func (b *blockReader) flip() {
+	if b.start == 0 {
+		return
+	}
+	b.long[0], b.long[1] = b.long[1], b.long[0]
+	if b.lastLong {
+		b.n = copy(b.buf, b.buf[b.start:b.n])
+		b.start = 0
+		return
+	}
+	if len(b.spare) < len(b.buf) {
+		b.spare = make([]byte, len(b.buf))
+	}
+	b.n = copy(b.spare, b.buf[b.start:b.n])
+	b.buf, b.spare = b.spare, b.buf
+	b.start = 0
 }
 
 // longLine keeps the head and the tail of a line longer than the buffer,
@@ -100,7 +141,7 @@ func (b *blockReader) next() (block []byte, ok bool) {
 // "\r" so that the tail (where a failure printed after progress output
 // sits) is read as its own segment.
 func (b *blockReader) longLine() []byte {
-	head := append(b.long[:0], b.buf[b.start:b.start+MaxLineBytes]...)
+	head := append(b.long[0][:0], b.buf[b.start:b.start+MaxLineBytes]...)
 	tail := append([]byte(nil), b.buf[b.n-tailBytes:b.n]...)
 	b.start, b.n = 0, 0
 	for {
@@ -118,7 +159,7 @@ func (b *blockReader) longLine() []byte {
 		}
 	}
 	line := append(append(append(head, '\r'), tail...), '\n')
-	b.long = line[:0]
+	b.long[0] = line[:0]
 	return line
 }
 
