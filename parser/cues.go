@@ -186,10 +186,11 @@ func CueForward() Cue {
 // CueServing is code inside a serving engine, which takes a fixed share of
 // the device for weights and KV cache: vLLM (and its platform plugins such
 // as vllm_ascend), SGLang, LMDeploy's TurboMind, TensorRT-LLM, TGI's
-// text_generation_server and the Aphrodite fork, by their package paths,
+// text_generation_server (and its router's "Unable to warmup model: …"
+// panic) and the Aphrodite fork, by their package paths,
 // module names, process and log prefixes and memory-share settings.
 func CueServing() Cue {
-	return Cue{"serving-engine", append(CueVLLM().Words, "aphrodite/", "sglang/", "sglang.", "SGLANG_", "mem_fraction_static", "mem-fraction-static", "lmdeploy", "turbomind", "[TM]", "cache_max_entry_count", "tensorrt_llm", "[TensorRT-LLM]", "trtllm", "free_gpu_memory_fraction", "text_generation_server", "text_generation_launcher", "text-generation-launcher", "gpu_memory_utilization", "gpu-memory-utilization")}
+	return Cue{"serving-engine", append(CueVLLM().Words, "aphrodite/", "sglang/", "sglang.", "SGLANG_", "mem_fraction_static", "mem-fraction-static", "lmdeploy", "turbomind", "[TM]", "cache_max_entry_count", "tensorrt_llm", "[TensorRT-LLM]", "trtllm", "free_gpu_memory_fraction", "text_generation_server", "text_generation_launcher", "text-generation-launcher", "Unable to warmup model", "gpu_memory_utilization", "gpu-memory-utilization")}
 }
 
 // CueVLLM is code inside vLLM itself (and its platform plugins such as

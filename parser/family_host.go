@@ -72,6 +72,12 @@ func fillSigkill(ev *Event, msg string) {
 	case reSigkillPID.MatchString(msg):
 		ev.PID = int64p(reSigkillPID.FindStringSubmatch(msg)[1])
 		ev.Suspected, ev.Framework = true, "torchrun"
+	case strings.Contains(msg, "by the OOM killer") || strings.Contains(msg, "result 'oom-kill'"):
+		// systemd's unit: its MemoryMax=, or the machine, was the limit
+		ev.Framework = "systemd"
+	case strings.Contains(msg, "OOM-killed"):
+		// runc's: the container's cgroup limit
+		ev.Framework = "kubernetes"
 	case strings.Contains(msg, "oom") || strings.Contains(msg, "OOMKilled") || strings.Contains(msg, "Out Of Memory") || strings.Contains(msg, "memory limit"):
 		// the scheduler or the container runtime says the kill was for memory
 		ev.Framework = "slurm"

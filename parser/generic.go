@@ -26,6 +26,7 @@ type genericPatterns struct {
 	reGenericDeviceType *lazyRegexp
 	reGenericDeviceIdx  *lazyRegexp
 	reGenericHeader     *lazyRegexp
+	reRustPanic         *lazyRegexp
 	reGenericStatement  *lazyRegexp
 	reGenericRow        *lazyRegexp
 }
@@ -40,10 +41,12 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// this operation" (E_OUTOFMEMORY, also when a paste garbles its
 		// first word),
 		// "failed to allocate", "cannot allocate", "allocation of 2 GB failed",
-		// "not enough memory", "insufficient device memory", "OOM", and the
+		// "not enough memory", "insufficient device memory", "OOM", SYCL's
+		// Unified Runtime status for an exhausted device
+		// (UR_RESULT_ERROR_OUT_OF_RESOURCES, PI_ERROR_… before it), and the
 		// same in Chinese (显存不足 "GPU memory insufficient", 内存溢出
 		// "memory overflow"), Japanese (メモリ不足) and Korean (메모리 부족)
-		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _](?:and (?:shared )?(?:host|system) )?)?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|enough memory resources|\be_outofmemory\b|\bbad_alloc\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:资源|資源)?(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
+		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _](?:and (?:shared )?(?:host|system) )?)?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|enough memory resources|\be_outofmemory\b|\bbad_alloc\b|\b(?:ur_result_error|pi_error)_out_of_resources\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:资源|資源)?(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
 		// numeric statuses, read when no words say it: cudaErrorMemoryAllocation and
 		// CUDA_ERROR_OUT_OF_MEMORY are 2, hipErrorOutOfMemory 2,
 		// VK_ERROR_OUT_OF_DEVICE_MEMORY -2, a driver call's "res=2"
@@ -87,9 +90,10 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// memory)", "# RuntimeError: CUDA error: …", "# E:onnxruntime:Default, …"
 		reGenericHeading: lazyRE(`^\s*#{1,6}\s+(?:\[|[\w.]*(?:Error|Exception|Failure)\b|(?:E|F|ERROR|FATAL|CRITICAL):)`),
 		// a size a generic message asks for: "allocate 1.50 GiB", "of size 8388608",
-		// "requested 2 GB", "allocation of 512 MB"; a count of C elements
+		// "requested 2 GB", "allocation of 512 MB", "allocate tensor with
+		// 1032884736 bytes" (DirectML); a count of C elements
 		// is reGenericSizeof's
-		reGenericRequest: lazyRE(`(?i)(?:allocat(?:e|ing|ion of)|request(?:ed|ing)?(?: for| of)?|requested amount of (?:\w+ )?memory \(|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b|\d{4,}\b)`),
+		reGenericRequest: lazyRE(`(?i)(?:allocat(?:e|ing|ion of)(?: tensor with)?|request(?:ed|ing)?(?: for| of)?|requested amount of (?:\w+ )?memory \(|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b|\d{4,}\b)`),
 		// a request a C program prints as a count of elements: "try to
 		// allocate workspace = 1107853312 * sizeof(float)" (darknet)
 		reGenericSizeof: lazyRE(`(?i)allocat\w*(?:\s+[a-z_]\w*){0,2}\s*[=:]?\s*\b(\d{1,18})\s*\*\s*sizeof\(\s*(float|double|half|__half|int|char|short|long|int8_t|uint8_t|int16_t|uint16_t|int32_t|int64_t|uint32_t|uint64_t|size_t)\s*\)`),
@@ -102,6 +106,10 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		reGenericDeviceType: lazyRE(`(?i)\b(cuda|hip|rocm|vulkan|metal|mps|xpu|npu|tpu|sycl|level.?zero|ze_result|ur_result)|\b(gpu|nvidia|amdgpu|ascend|cpu|host|ram|system memory)\b`),
 		// an error's header on a line of its own: "CUDA ERROR:", "FATAL ERROR:"
 		reGenericHeader: lazyRE(`^(?:[A-Za-z][\w.]* )?(?:ERROR|Error|error|FATAL|Fatal)\s*:$`),
+		// a Rust panic's opening, its message inline (before 1.73) or on
+		// the next line: "thread 'main' panicked at 'wgpu error: …",
+		// "thread 'main' panicked at src/main.rs:5:5:"
+		reRustPanic: lazyRE(`^thread '[^']*' panicked at `),
 		// a line that says only that memory ran out, which is an error by
 		// the convention C programs print their fatal errors in: the
 		// program's name, a subject and the words, and perhaps the request
@@ -128,6 +136,8 @@ func genericMatcher() failureMatcher {
 			"(2 vs. 0)", "CUDA", "cudaMalloc", "cuMem", "hipMalloc", "VkResult", "VK_",
 			// Windows' E_OUTOFMEMORY as an HRESULT
 			"0x8007000E", "0x8007000e", "0x80070008", "Unknown error -2147024882",
+			// SYCL's Unified Runtime status
+			"_OUT_OF_RESOURCES",
 			// the CJK vocabulary
 			"显存", "内存", "記憶體", "顯存", "メモリ", "메모리"},
 		locate: reGenericLine,
@@ -211,14 +221,24 @@ func quietLevel(prefix string) bool {
 	return false
 }
 
-// errorHeader reports whether a line is an error's header alone, whose
-// message follows on the next lines: "CUDA ERROR:", "Error:", "FATAL:".
-func errorHeader(text string) bool {
+// errorHeader returns for how many lines after it a line heads an error
+// whose message follows on the lines below, or 0: an error's header alone
+// ("CUDA ERROR:", "Error:", "FATAL:") covers the next two; a Rust panic's
+// opening ("thread 'main' panicked at 'wgpu error: Validation Error")
+// covers its message, which runs over the "Caused by:" lines under it
+// ("    Not enough memory left", five lines down in wgpu's).
+func errorHeader(text string) int {
 	t := strings.TrimSpace(text)
-	if len(t) < 4 || len(t) > 40 || t[len(t)-1] != ':' {
-		return false
+	if strings.HasPrefix(t, "thread '") && genericRes().reRustPanic.MatchString(t) {
+		return 8
 	}
-	return genericRes().reGenericHeader.MatchString(t)
+	if len(t) < 4 || len(t) > 40 || t[len(t)-1] != ':' {
+		return 0
+	}
+	if genericRes().reGenericHeader.MatchString(t) {
+		return 2
+	}
+	return 0
 }
 
 func fillGeneric(ev *Event, msg string) {

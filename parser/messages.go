@@ -507,11 +507,14 @@ func runtimeMatchers() []failureMatcher {
 			// ("returned non-zero exit status -9.", "died with
 			// <Signals.SIGKILL: 9>."), Go's os/exec ("llama runner process
 			// has terminated: signal: killed", Ollama), a scheduler ("Detected 1 oom-kill
-			// event", "Exceeded job memory limit", "OOMKilled") or Jupyter
-			// ("The kernel appears to have died")
+			// event", "Exceeded job memory limit", "OOMKilled"), systemd
+			// ("A process of this unit has been killed by the OOM killer.",
+			// "Failed with result 'oom-kill'."), runc ("container init was
+			// OOM-killed (memory limit too low?)") or Jupyter ("The kernel
+			// appears to have died")
 			name:    "sigkill",
-			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "exits with return code = -9", "exitCode: 137", "exitCode\": 137", "Exit Code:", "non-zero exit status -9", "<Signals.SIGKILL: 9>", "signal: killed", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "appears to have died", "exit code 137", "exit status 137", "exited with code 137", "terminated by signal 9", "interrupted by signal 9", "Getötet", "Processus arrêté", "Terminado (killed)", "Ucciso", "Morto", "Убито", "已杀死"},
-			locate:  lazyRE(`(?:^|[\]|%])\s*(?:Killed|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито|已杀死)(?: \(core dumped\)| \(Speicherabzug geschrieben\))?\s*$|(?:^|[\]|%]\s?)\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|line \d+:\s+\d+ Killed\s|\bexit(?:ed with)? (?:code|status) 137\b|\bexitCode"?:\s*137\b|\bExit Code:\s+137\b|(?:terminated|interrupted) by signal 9\b|(?:^|[\]|%]\s?)zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|returned non-zero exit status -9\b|died with <Signals\.SIGKILL: 9>|\b(?:terminated|exited|failed|exit status|process)\b[^:]*: signal: killed\s*$|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|The kernel appears to have died`),
+			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "exits with return code = -9", "exitCode: 137", "exitCode\": 137", "Exit Code:", "non-zero exit status -9", "<Signals.SIGKILL: 9>", "signal: killed", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "OOM-killed", "by the OOM killer", "result 'oom-kill'", "appears to have died", "exit code 137", "exit status 137", "exited with code 137", "terminated by signal 9", "interrupted by signal 9", "Getötet", "Processus arrêté", "Terminado (killed)", "Ucciso", "Morto", "Убито", "已杀死"},
+			locate:  lazyRE(`(?:^|[\]|%])\s*(?:Killed|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито|已杀死)(?: \(core dumped\)| \(Speicherabzug geschrieben\))?\s*$|(?:^|[\]|%]\s?)\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|line \d+:\s+\d+ Killed\s|\bexit(?:ed with)? (?:code|status) 137\b|\bexitCode"?:\s*137\b|\bExit Code:\s+137\b|(?:terminated|interrupted) by signal 9\b|(?:^|[\]|%]\s?)zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|returned non-zero exit status -9\b|died with <Signals\.SIGKILL: 9>|\b(?:terminated|exited|failed|exit status|process)\b[^:]*: signal: killed\s*$|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|\bwas OOM-killed\b|has been killed by the OOM killer|Failed with result 'oom-kill'|The kernel appears to have died`),
 			kind:    KindHostKill,
 			fill:    fillSigkill,
 		},

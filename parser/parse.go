@@ -108,6 +108,7 @@ type scanner struct {
 	lineQuiet     bool     // the physical line being read holds no key at all
 	rawShape      uint64   // the current line's raw shape, 0 when not computed
 	errHeader     int      // the last line that was an error's header alone ("CUDA ERROR:"), 0 for none
+	errHeaderSpan int      // … how many lines below it it covers
 	errHeaderText string   // … and its text
 }
 
@@ -282,8 +283,8 @@ func (s *scanner) line(raw string, st stripped, no int) {
 	// A line of a shape already seen without a failure (the same template
 	// with other numbers, as training logs print every step) is not run
 	// through the matchers again.
-	if errorHeader(text) {
-		s.errHeader, s.errHeaderText = no, strings.TrimSpace(text)
+	if span := errorHeader(text); span > 0 {
+		s.errHeader, s.errHeaderSpan, s.errHeaderText = no, span, strings.TrimSpace(text)
 	}
 	shape := lineShape(text)
 	if s.quiet[shape] && !digitSensitive(text) {
@@ -304,7 +305,7 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		if m.judge != nil {
 			prefix := linePrefix(raw, text)
 			w, ok := m.judge(text, prefix)
-			if !ok && s.errHeader > 0 && no-s.errHeader <= 2 {
+			if !ok && s.errHeader > 0 && no-s.errHeader <= s.errHeaderSpan {
 				w, ok = genericUnder(text, prefix, s.errHeaderText)
 			}
 			if !ok {

@@ -21,10 +21,12 @@ func coverKeys() []string {
 	return []string{"mory", "MORY", "Tried to", "OOM", "Killed", "KV cache", "STATUS_", "SIGKILL", "xitcode", "malloc", "xhausted", "XHAUSTED", "failed to allocate", "CPUAlloc", "xits with", "xitCode", "xit Code"}
 }
 
-// tracebackKeys let the lines that open a traceback through the per-line
-// gate, so that the frames before a failure are read.
+// tracebackKeys let the lines that open a traceback or an error's message
+// through the per-line gate, so that the frames and the header before a
+// failure are read (a Rust panic's "thread 'main' panicked at", whose
+// message names the memory failure lines below: errorHeader).
 func tracebackKeys() []string {
-	return []string{"Traceback", "File ", "Cell In[", "ipython-input"}
+	return []string{"Traceback", "File ", "Cell In[", "ipython-input", "panicked at"}
 }
 
 // tables are the matchers and the prefilter built from them, once per process.
