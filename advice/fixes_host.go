@@ -93,6 +93,10 @@ func hostFixes(c *fixContext) []Fix {
 	case "lsf":
 		more.Title, more.Caveat = "Raise the job's memory limit", "A larger request may wait longer in the queue."
 		more.Snippet = "bsub -M 64G -R \"rusage[mem=64G]\" ...   # -M is the limit LSF kills at; bjobs -l JOBID shows MAX MEM"
+	case "systemd":
+		more.Title = "Raise the service's memory limit, or free the machine's memory"
+		more.Snippet = "systemctl edit UNIT     # [Service] MemoryMax=64G (or infinity); systemctl show UNIT -p MemoryMax shows the limit\njournalctl -u UNIT -k   # the kernel's oom-kill lines name what was killed and its RSS"
+		more.Caveat = "Without a MemoryMax= on the unit the limit was the machine's: then add RAM or swap, or lower the peak."
 	case "dask":
 		more.Title = "Give each Dask worker more memory, or fewer threads"
 		more.Snippet = "LocalCluster(n_workers=2, threads_per_worker=2, memory_limit=\"8GB\")   # or dask worker --memory-limit 8GB"
