@@ -93,6 +93,10 @@ func hostFixes(c *fixContext) []Fix {
 	case "lsf":
 		more.Title, more.Caveat = "Raise the job's memory limit", "A larger request may wait longer in the queue."
 		more.Snippet = "bsub -M 64G -R \"rusage[mem=64G]\" ...   # -M is the limit LSF kills at; bjobs -l JOBID shows MAX MEM"
+	case "docker":
+		more.Title = "Raise the container's memory limit"
+		more.Snippet = "docker run --memory=64g --memory-swap=64g ...   # compose: mem_limit: 64g; docker stats shows the use"
+		more.Caveat = "Needs that much memory free on the host."
 	case "systemd":
 		more.Title = "Raise the service's memory limit, or free the machine's memory"
 		more.Snippet = "systemctl edit UNIT     # [Service] MemoryMax=64G (or infinity); systemctl show UNIT -p MemoryMax shows the limit\njournalctl -u UNIT -k   # the kernel's oom-kill lines name what was killed and its RSS"

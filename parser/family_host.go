@@ -75,9 +75,13 @@ func fillSigkill(ev *Event, msg string) {
 	case strings.Contains(msg, "by the OOM killer") || strings.Contains(msg, "result 'oom-kill'"):
 		// systemd's unit: its MemoryMax=, or the machine, was the limit
 		ev.Framework = "systemd"
-	case strings.Contains(msg, "OOM-killed"):
-		// runc's: the container's cgroup limit
-		ev.Framework = "kubernetes"
+	case strings.Contains(msg, "init was OOM-killed"):
+		// runc's: the container's cgroup limit, a pod's when the kubelet
+		// reports it, else a plain container's (docker run --memory)
+		ev.Framework = "docker"
+		if strings.Contains(msg, "kubelet") {
+			ev.Framework = "kubernetes"
+		}
 	case strings.Contains(msg, "oom") || strings.Contains(msg, "OOMKilled") || strings.Contains(msg, "Out Of Memory") || strings.Contains(msg, "memory limit"):
 		// the scheduler or the container runtime says the kill was for memory
 		ev.Framework = "slurm"

@@ -41,12 +41,10 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// this operation" (E_OUTOFMEMORY, also when a paste garbles its
 		// first word),
 		// "failed to allocate", "cannot allocate", "allocation of 2 GB failed",
-		// "not enough memory", "insufficient device memory", "OOM", SYCL's
-		// Unified Runtime status for an exhausted device
-		// (UR_RESULT_ERROR_OUT_OF_RESOURCES, PI_ERROR_… before it), and the
+		// "not enough memory", "insufficient device memory", "OOM", and the
 		// same in Chinese (显存不足 "GPU memory insufficient", 内存溢出
 		// "memory overflow"), Japanese (メモリ不足) and Korean (메모리 부족)
-		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _](?:and (?:shared )?(?:host|system) )?)?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|enough memory resources|\be_outofmemory\b|\bbad_alloc\b|\b(?:ur_result_error|pi_error)_out_of_resources\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:资源|資源)?(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
+		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _](?:and (?:shared )?(?:host|system) )?)?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|enough memory resources|\be_outofmemory\b|\bbad_alloc\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:资源|資源)?(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
 		// numeric statuses, read when no words say it: cudaErrorMemoryAllocation and
 		// CUDA_ERROR_OUT_OF_MEMORY are 2, hipErrorOutOfMemory 2,
 		// VK_ERROR_OUT_OF_DEVICE_MEMORY -2, a driver call's "res=2"
@@ -136,8 +134,6 @@ func genericMatcher() failureMatcher {
 			"(2 vs. 0)", "CUDA", "cudaMalloc", "cuMem", "hipMalloc", "VkResult", "VK_",
 			// Windows' E_OUTOFMEMORY as an HRESULT
 			"0x8007000E", "0x8007000e", "0x80070008", "Unknown error -2147024882",
-			// SYCL's Unified Runtime status
-			"_OUT_OF_RESOURCES",
 			// the CJK vocabulary
 			"显存", "内存", "記憶體", "顯存", "メモリ", "메모리"},
 		locate: reGenericLine,
@@ -192,7 +188,9 @@ func genericUnder(text, prefix, header string) (words []string, ok bool) {
 	// the error context must stand outside the vocabulary itself
 	rest := text[:loc[0]] + " " + text[loc[1]:]
 	ctx := genericRes().reGenericError.FindString(rest)
-	if ctx == "" {
+	if ctx == "" && header != "" && !quietLevel(prefix) && !inIdentifier(text, loc) {
+		// a header's message line, not a notice logged under it nor a
+		// name (cargo test's "tests::handles_out_of_memory")
 		ctx = header
 	}
 	if ctx == "" && !quietLevel(prefix) && genericRes().reGenericStatement.MatchString(strings.TrimSpace(text)) {
@@ -202,6 +200,13 @@ func genericUnder(text, prefix, header string) (words []string, ok bool) {
 		return nil, false
 	}
 	return []string{text[loc[0]:loc[1]], strings.TrimSpace(ctx)}, true
+}
+
+// inIdentifier reports whether the words at loc are part of a longer
+// identifier: a letter, digit or underscore touches them.
+func inIdentifier(text string, loc []int) bool {
+	word := func(c byte) bool { return c == '_' || isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+	return loc[0] > 0 && word(text[loc[0]-1]) || loc[1] < len(text) && word(text[loc[1]])
 }
 
 // quietLevel reports whether a line's stripped prefix gives it a level
@@ -222,13 +227,17 @@ func quietLevel(prefix string) bool {
 }
 
 // errorHeader returns for how many lines after it a line heads an error
-// whose message follows on the lines below, or 0: an error's header alone
+// whose message follows on the lines below, 0 for a line that is no
+// header, or -1 for a line that ends a panic's message: an error's header alone
 // ("CUDA ERROR:", "Error:", "FATAL:") covers the next two; a Rust panic's
 // opening ("thread 'main' panicked at 'wgpu error: Validation Error")
 // covers its message, which runs over the "Caused by:" lines under it
 // ("    Not enough memory left", five lines down in wgpu's).
 func errorHeader(text string) int {
 	t := strings.TrimSpace(text)
+	if panicEnd(t) {
+		return -1 // the panic's message ended: nothing below is under it
+	}
 	if strings.HasPrefix(t, "thread '") && genericRes().reRustPanic.MatchString(t) {
 		return 8
 	}
@@ -239,6 +248,19 @@ func errorHeader(text string) int {
 		return 2
 	}
 	return 0
+}
+
+// panicEnd reports whether a line closes a Rust panic's message: the
+// backtrace hint or the backtrace itself, or cargo test's summary of its
+// failures. Each holds one of panicEndKeys, which the per-line gate lets
+// through, so that a late panic ends where an early one does.
+func panicEnd(t string) bool {
+	return strings.HasPrefix(t, "note: run with `RUST_BACKTRACE") || t == "stack backtrace:" || t == "failures:" || strings.HasPrefix(t, "test result:")
+}
+
+// panicEndKeys are the words of panicEnd's lines.
+func panicEndKeys() []string {
+	return []string{"RUST_BACKTRACE", "stack backtrace:", "failures:", "test result:"}
 }
 
 func fillGeneric(ev *Event, msg string) {

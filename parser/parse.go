@@ -283,8 +283,11 @@ func (s *scanner) line(raw string, st stripped, no int) {
 	// A line of a shape already seen without a failure (the same template
 	// with other numbers, as training logs print every step) is not run
 	// through the matchers again.
-	if span := errorHeader(text); span > 0 {
+	switch span := errorHeader(text); {
+	case span > 0:
 		s.errHeader, s.errHeaderSpan, s.errHeaderText = no, span, strings.TrimSpace(text)
+	case span < 0:
+		s.errHeader = 0
 	}
 	shape := lineShape(text)
 	if s.quiet[shape] && !digitSensitive(text) {
@@ -305,7 +308,7 @@ func (s *scanner) line(raw string, st stripped, no int) {
 		if m.judge != nil {
 			prefix := linePrefix(raw, text)
 			w, ok := m.judge(text, prefix)
-			if !ok && s.errHeader > 0 && no-s.errHeader <= s.errHeaderSpan {
+			if !ok && s.errHeader > 0 && no > s.errHeader && no-s.errHeader <= s.errHeaderSpan {
 				w, ok = genericUnder(text, prefix, s.errHeaderText)
 			}
 			if !ok {
