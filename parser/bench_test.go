@@ -86,7 +86,7 @@ func BenchmarkPrefilter(b *testing.B) {
 		b.Fatal(err)
 	}
 	data := buf.Bytes()
-	groups := parserTables().groups
+	tables := parserTables()
 	var p preparedBlock
 	scan := func() (hits int) {
 		for lo := 0; lo < len(data); {
@@ -94,7 +94,7 @@ func BenchmarkPrefilter(b *testing.B) {
 			if nl := bytes.LastIndexByte(data[lo:hi], '\n'); hi < len(data) && nl >= 0 {
 				hi = lo + nl + 1
 			}
-			p.prepare(data[lo:hi], groups)
+			p.prepare(data[lo:hi], tables)
 			hits += len(p.hits)
 			lo = hi
 		}

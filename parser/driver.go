@@ -7,8 +7,11 @@ import (
 )
 
 // anchorLinesIn appends to starts the anchored lines of part, whose
-// offset in the block is base, and counts part's newlines into nl.
-func anchorLinesIn(starts []int, part []byte, base int, groups []keyGroup, nl *newlineIndex) []int {
+// offset in the block is base, and counts part's newlines into nl. With a
+// pivot set (a processor with the vector kernel) each chunk is searched
+// in one pass for every group's pivot; without one, in one pass per group.
+// cand is the set's scratch space.
+func anchorLinesIn(starts []int, part []byte, base int, t *tables, cand []uint32, nl *newlineIndex) []int {
 	// The part is searched in runs of whole lines that stay in the CPU's
 	// cache while every group passes over them.
 	for lo := 0; lo < len(part); {
@@ -21,39 +24,48 @@ func anchorLinesIn(starts []int, part []byte, base int, groups []keyGroup, nl *n
 			}
 		}
 		chunk := part[lo:hi]
-		first := len(starts)
 		newlines := bytes.Count(chunk, []byte("\n"))
 		nl.add(base+hi, newlines)
-		lines := newlines + 1
-		for gi := range groups {
-			group := &groups[gi]
-			groupFirst, off := len(starts), 0
-			for off < len(chunk) {
-				i := indexGroup(chunk[off:], group)
-				if i < 0 {
-					break
-				}
-				i += off
-				starts = append(starts, base+lo+lastNewline(chunk[:i])+1)
-				end := bytes.IndexByte(chunk[i:], '\n')
-				if end < 0 {
-					break
-				}
-				off = i + end + 1
-			}
-			if len(starts)-groupFirst > lines/2 {
-				// Most lines hold this group's keys (a log of memory
-				// figures): every line is a hit, and the other groups need
-				// not search. A line without a key is then fed and stops at
-				// segment's gate, as it would in a full read.
-				starts = appendLineStarts(starts[:first], chunk, base+lo)
-				break
-			}
+		if t.set != nil {
+			starts = t.set.anchorLines(starts, chunk, base+lo, newlines+1, t.groups, cand)
+		} else {
+			starts = passAnchorLines(starts, chunk, base+lo, newlines+1, t.groups)
 		}
-		starts = starts[:first+len(sortedUnique(starts[first:]))]
 		lo = hi
 	}
 	return starts
+}
+
+// passAnchorLines appends to starts the start offsets (plus base) of
+// chunk's lines that hold a key, sorted, searching once per group; lines
+// is the chunk's line count.
+func passAnchorLines(starts []int, chunk []byte, base, lines int, groups []keyGroup) []int {
+	first := len(starts)
+	for gi := range groups {
+		group := &groups[gi]
+		groupFirst, off := len(starts), 0
+		for off < len(chunk) {
+			i := indexGroup(chunk[off:], group)
+			if i < 0 {
+				break
+			}
+			i += off
+			starts = append(starts, base+lastNewline(chunk[:i])+1)
+			end := bytes.IndexByte(chunk[i:], '\n')
+			if end < 0 {
+				break
+			}
+			off = i + end + 1
+		}
+		if len(starts)-groupFirst > lines/2 {
+			// Most lines hold this group's keys (a log of memory
+			// figures): every line is a hit, and the other groups need
+			// not search. A line without a key is then fed and stops at
+			// segment's gate, as it would in a full read.
+			return appendLineStarts(starts[:first], chunk, base)
+		}
+	}
+	return starts[:first+len(sortedUnique(starts[first:]))]
 }
 
 // A newlineIndex counts a block's newlines chunk by chunk while the
@@ -170,7 +182,7 @@ func (s *scanner) busy(no int) bool {
 // block reads one block of whole lines whose first line is number first,
 // and returns the number of the next line.
 func (s *scanner) block(p *preparedBlock, first int) int {
-	b, hits := p.data, p.hits
+	b, hits, shapes := p.data, p.hits, p.shapes
 	pos, no := 0, first
 	for pos < len(b) {
 		if s.busy(no) {
@@ -179,7 +191,7 @@ func (s *scanner) block(p *preparedBlock, first int) int {
 			continue
 		}
 		for len(hits) > 0 && hits[0] < pos {
-			hits = hits[1:]
+			hits, shapes = hits[1:], shapes[1:]
 		}
 		if len(hits) == 0 {
 			// the rest of the block holds no anchor
@@ -190,8 +202,10 @@ func (s *scanner) block(p *preparedBlock, first int) int {
 			break
 		}
 		h := hits[0]
-		if s.quietHit(b, h) {
-			hits = hits[1:] // read in full, it would stop at the same test
+		if shapes[0] != 0 && s.quietRaw[shapes[0]] {
+			// a template already read in full without a failure: read
+			// again it would stop at the same test (segment's)
+			hits, shapes = hits[1:], shapes[1:]
 			continue
 		}
 		// Replay up to ringSize lines before the hit so that its traceback
@@ -217,26 +231,24 @@ func (s *scanner) block(p *preparedBlock, first int) int {
 	return no
 }
 
-// quietHit reports whether the anchored line starting at h is of a
-// template already read in full without a failure: its raw shape is in
-// quietRaw, so that outside a traceback or a message segment would stop at
-// that same test (a logger's step line that prints memory figures, read
-// once per template rather than once per step). Such a line is skipped like
-// a line without an anchor: the lines before a later hit are still
-// replayed, and a line with "\r" is left to the per-segment test.
-func (s *scanner) quietHit(b []byte, h int) bool {
-	if len(s.quietRaw) == 0 {
-		return false
-	}
+// hitShape is the raw shape (rawShapeOf) of the anchored line starting
+// at h, or 0 for a line the per-segment test must see: an empty one, or
+// one holding "\r". A line of a template already read in full without a
+// failure (its shape in quietRaw) is skipped like a line without an
+// anchor, so that a logger's step line that prints memory figures is
+// read once per template rather than once per step; the lines before a
+// later hit are still replayed. The shapes are computed with the hits,
+// ahead of the scanner (preparedBlock).
+func hitShape(b []byte, h int) uint64 {
 	line := b[h:]
 	if end := bytes.IndexByte(line, '\n'); end >= 0 {
 		line = line[:end]
 	}
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	if len(line) == 0 || bytes.IndexByte(line, '\r') >= 0 {
-		return false
+		return 0
 	}
-	return s.quietRaw[rawShapeOf(line)]
+	return rawShapeOf(line)
 }
 
 // feedLine feeds the line starting at pos and returns the next line's start.

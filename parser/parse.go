@@ -69,7 +69,7 @@ func parseLines(src io.Reader, name string, slow bool) (*Result, error) {
 	s.slow = slow
 	br := newBlockReader(src)
 	no := 1
-	for p := range preparedBlocks(br, s.t.groups) {
+	for p := range preparedBlocks(br, s.t) {
 		no = s.block(p, no)
 	}
 	s.res.Lines = no - 1

@@ -34,6 +34,7 @@ type tables struct {
 	matchers []failureMatcher
 	keys     []string   // the block keys, derived from the matchers' anchors
 	groups   []keyGroup // keys grouped by a shared pivot byte, one pass per group
+	set      *pivotSet  // every group's pivot in one pass, where the processor has the kernel
 	tbKeys   [][]byte   // traceback keys: with the groups, the per-line gate
 }
 
@@ -47,7 +48,8 @@ var parserTables = sync.OnceValue(func() *tables {
 	}
 	t.keys = deriveKeys(anchors, coverKeys())
 	t.groups = groupKeys(t.keys)
-	for _, k := range tracebackKeys() {
+	t.set = newPivotSet(t.groups)
+	for _, k := range append(tracebackKeys(), panicEndKeys()...) {
 		t.tbKeys = append(t.tbKeys, []byte(k))
 	}
 	return t

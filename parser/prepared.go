@@ -11,16 +11,25 @@ import (
 // prepared without the scanner's state, so that the next block can be
 // read and prepared while the scanner reads this one.
 type preparedBlock struct {
-	data  []byte
-	hits  []int
-	nl    newlineIndex
-	hits2 []int        // the second half's hits, searched alongside
-	nl2   newlineIndex // … and its newlines
+	data    []byte
+	hits    []int
+	shapes  []uint64 // each hit line's raw shape (hitShape)
+	nl      newlineIndex
+	hits2   []int        // the second half's hits, searched alongside
+	shapes2 []uint64     // … their shapes
+	nl2     newlineIndex // … and its newlines
+	cand    [2][]uint32  // the pivot set's scratch, one per half
 }
+
+// candRoom is how many candidate offsets the pivot set reports per call.
+const candRoom = 4096
 
 // prepare runs the prefilter over block, reusing p's buffers. A large
 // block is searched in two halves at once, one per core.
-func (p *preparedBlock) prepare(block []byte, groups []keyGroup) {
+func (p *preparedBlock) prepare(block []byte, t *tables) {
+	if t.set != nil && p.cand[0] == nil {
+		p.cand = [2][]uint32{make([]uint32, candRoom), make([]uint32, candRoom)}
+	}
 	p.data = block
 	p.nl.reset()
 	mid := -1
@@ -28,20 +37,32 @@ func (p *preparedBlock) prepare(block []byte, groups []keyGroup) {
 		mid = bytes.IndexByte(block[len(block)/2:], '\n')
 	}
 	if mid < 0 {
-		p.hits = anchorLinesIn(p.hits[:0], block, 0, groups, &p.nl)
+		p.hits = anchorLinesIn(p.hits[:0], block, 0, t, p.cand[0], &p.nl)
+		p.shapes = appendShapes(p.shapes[:0], block, p.hits)
 		return
 	}
 	mid += len(block)/2 + 1
 	done := make(chan struct{})
 	p.nl2.reset()
 	go func() {
-		p.hits2 = anchorLinesIn(p.hits2[:0], block[mid:], mid, groups, &p.nl2)
+		p.hits2 = anchorLinesIn(p.hits2[:0], block[mid:], mid, t, p.cand[1], &p.nl2)
+		p.shapes2 = appendShapes(p.shapes2[:0], block, p.hits2)
 		close(done)
 	}()
-	p.hits = anchorLinesIn(p.hits[:0], block[:mid], 0, groups, &p.nl)
+	p.hits = anchorLinesIn(p.hits[:0], block[:mid], 0, t, p.cand[0], &p.nl)
+	p.shapes = appendShapes(p.shapes[:0], block, p.hits)
 	<-done
 	p.hits = append(p.hits, p.hits2...)
+	p.shapes = append(p.shapes, p.shapes2...)
 	p.nl.join(&p.nl2)
+}
+
+// appendShapes appends the raw shape of each hit line of block.
+func appendShapes(shapes []uint64, block []byte, hits []int) []uint64 {
+	for _, h := range hits {
+		shapes = append(shapes, hitShape(block, h))
+	}
+	return shapes
 }
 
 // preparedBlocks yields br's blocks, each prepared. A log that fits in one
@@ -54,37 +75,44 @@ func (p *preparedBlock) prepare(block []byte, groups []keyGroup) {
 // n+2, in block n's buffer and slot, only once the caller has taken
 // block n+1 and is done with block n.
 //
-// A caller that stops early has the reader drained to the end of input.
-func preparedBlocks(br *blockReader, groups []keyGroup) iter.Seq[*preparedBlock] {
+// A caller that stops early, or panics, stops the reader: it ends at its
+// next hand-over, having read at most one block more.
+func preparedBlocks(br *blockReader, t *tables) iter.Seq[*preparedBlock] {
 	return func(yield func(*preparedBlock) bool) {
 		var slots [2]preparedBlock
 		b, ok := br.next()
 		if !ok {
 			return
 		}
-		slots[0].prepare(b, groups)
+		slots[0].prepare(b, t)
 		if br.done() {
 			yield(&slots[0])
 			return
 		}
-		ahead := make(chan *preparedBlock)
+		// stop ends the reader when the caller returns, whether it has
+		// taken every block, stopped early or panicked in its loop.
+		ahead, stop := make(chan *preparedBlock), make(chan struct{})
+		defer close(stop)
 		go func() {
 			defer close(ahead)
-			ahead <- &slots[0]
-			for i := 1; ; i++ {
-				b, ok := br.next()
-				if !ok {
+			for i := 0; ; i++ {
+				p := &slots[i%2]
+				if i > 0 {
+					b, ok := br.next()
+					if !ok {
+						return
+					}
+					p.prepare(b, t)
+				}
+				select {
+				case ahead <- p:
+				case <-stop:
 					return
 				}
-				p := &slots[i%2]
-				p.prepare(b, groups)
-				ahead <- p
 			}
 		}()
 		for p := range ahead {
 			if !yield(p) {
-				for range ahead {
-				}
 				return
 			}
 		}

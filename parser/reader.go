@@ -17,7 +17,7 @@ const MaxLineBytes = 64 << 10
 const tailBytes = 16 << 10
 
 // blockSize is how much input is read, and scanned for anchors, at a time.
-// It is also most of oomdoc's resident memory on a large log (issue 11
+// Twice it is most of oomdoc's resident memory on a large log (issue 11
 // asks for a peak of 16 MiB at most).
 const blockSize = 1 << 20
 
@@ -27,8 +27,10 @@ const blockSize = 1 << 20
 const longLineSize = 4 << 20
 
 // blockReader yields the input as blocks of whole lines, in bounded
-// memory: about blockSize + MaxLineBytes, or longLineSize + MaxLineBytes
-// once a line has run longer than a block, whatever the input.
+// memory: two buffers of about blockSize + MaxLineBytes (the block
+// returned last and the one being read), each growing to longLineSize +
+// MaxLineBytes once a line has run longer than a block, whatever the
+// input — about 2 MiB on a log of ordinary lines, at most about 8 MiB.
 type blockReader struct {
 	r     io.Reader
 	buf   []byte

@@ -1,0 +1,15 @@
+package parser
+
+import "golang.org/x/sys/cpu"
+
+// hasVectorScan reports whether vectorCandidates can run here: it needs
+// AVX2 (VPSHUFB over 32 bytes).
+func hasVectorScan() bool { return cpu.X86.HasAVX2 }
+
+// vectorCandidates is pivotSet.candidates' vector kernel
+// (pivotset_amd64.s): it reads b 32 bytes at a time while out has room
+// for 32 more offsets, and returns how many it wrote and how far it read
+// (a multiple of 32; the tail is the caller's).
+//
+//go:noescape
+func vectorCandidates(b []byte, tables *[64]byte, out []uint32) (n, scanned int)
