@@ -93,6 +93,10 @@ func hostFixes(c *fixContext) []Fix {
 	case "lsf":
 		more.Title, more.Caveat = "Raise the job's memory limit", "A larger request may wait longer in the queue."
 		more.Snippet = "bsub -M 64G -R \"rusage[mem=64G]\" ...   # -M is the limit LSF kills at; bjobs -l JOBID shows MAX MEM"
+	case "colab":
+		more.Title = "Use a runtime with more RAM, or lower the peak"
+		more.Snippet = "Runtime → Change runtime type → High-RAM (Colab Pro), or a larger machine\n# the notebook's peak is what counts: free what earlier cells hold (del x; gc.collect())"
+		more.Caveat = "High-RAM runtimes need a paid plan."
 	case "docker":
 		more.Title = "Raise the container's memory limit"
 		more.Snippet = "docker run --memory=64g --memory-swap=64g ...   # compose: mem_limit: 64g; docker stats shows the use"

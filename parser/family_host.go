@@ -72,6 +72,9 @@ func fillSigkill(ev *Event, msg string) {
 	case reSigkillPID.MatchString(msg):
 		ev.PID = int64p(reSigkillPID.FindStringSubmatch(msg)[1])
 		ev.Suspected, ev.Framework = true, "torchrun"
+	case strings.Contains(msg, "after using all available RAM"):
+		// Colab's banner: the runtime's RAM, which a larger runtime raises
+		ev.Framework = "colab"
 	case strings.Contains(msg, "by the OOM killer") || strings.Contains(msg, "result 'oom-kill'"):
 		// systemd's unit: its MemoryMax=, or the machine, was the limit
 		ev.Framework = "systemd"

@@ -17,6 +17,7 @@ type genericPatterns struct {
 	reGenericStatus     *lazyRegexp
 	reGenericError      *lazyRegexp
 	reGenericBenign     *lazyRegexp
+	reGenericNotFailure *lazyRegexp
 	reGenericCode       *lazyRegexp
 	reGenericHeading    *lazyRegexp
 	reGenericRequest    *lazyRegexp
@@ -29,6 +30,8 @@ type genericPatterns struct {
 	reRustPanic         *lazyRegexp
 	reGenericStatement  *lazyRegexp
 	reGenericRow        *lazyRegexp
+	reGenericHexSize    *lazyRegexp
+	reGenericAllocFail  *lazyRegexp
 }
 
 // genericRes compiles the generic patterns on first use, once per process.
@@ -76,7 +79,11 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// trying to allocate 3.87GiB. The caller indicates that this is not a
 		// failure", the dynamic loader's "libgomp.so.1: cannot allocate memory
 		// in static TLS block")
-		reGenericBenign: lazyRE(`(?i)\b0 workers? \(tasks / actors\) killed|\bstatic TLS block\b|\b(?:is|was) not a failure\b|\b(?:potential|possible|probable) (?:root )?causes?\b|\b(?:warn(?:ing)?|info|debug|notice|hint|tip|avoid|prevent|retry|retrying|retried|will retry|fall(?:ing)? ?back|try (?:to (?:reduce|lower|decrease|limit|use|set|free|clear|enable|disable|run|restart|increase|add|pass|switch|change|upgrade|install|avoid|make|call|close|kill|move|split|shrink)|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|no longer|fixed|resolved|expected|test_\w+|gracefully)\b|警告|提示|如果|尝试|嘗試|建议|建議|重试|注意|警告|もし|場合は|경고|경우`),
+		reGenericNotFailure: lazyRE(`(?i)\b0 workers? \(tasks / actors\) killed|\bstatic TLS block\b|\b(?:is|was) not a failure\b|\b(?:potential|possible|probable) (?:root )?causes?\b|\b(?:warn(?:ing)?|info|debug|notice|retry|retrying|retried|will retry|fall(?:ing)? ?back|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|gracefully)\b|警告|提示|重试|注意|경고`),
+		// … and advice: words that make a mention a hint or documentation
+		// (but a remedy the error itself prints after the words, on a line
+		// an exception opens, is part of the error: genericUnder)
+		reGenericBenign: lazyRE(`(?i)\b(?:hint|tip|avoid|prevent|try (?:to (?:reduce|lower|decrease|limit|use|set|free|clear|enable|disable|run|restart|increase|add|pass|switch|change|upgrade|install|avoid|make|call|close|kill|move|split|shrink)|setting|reducing|using|lowering)|consider|recommend\w*|if you|in case|to reduce|reduce the|you may|you might|may (?:cause|help|need|want)|might (?:cause|help)|could cause|can cause|otherwise|should|documentation|no longer|fixed|resolved|expected|test_\w+)\b|如果|尝试|嘗試|建议|建議|もし|場合は|경우`),
 		// code and prose around a failure, not the failure: a handler, a
 		// definition, a comment. A keyword is a whole word ("defaultAllocator.cpp::…]
 		// Error Code 1: Cuda Runtime (out of memory)" is no "def"), and "*"
@@ -119,8 +126,16 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// a row of figures a runtime prints under its failure, a bare
 		// number being bytes: "- Free memory: 8126464", "- Requested
 		// memory: 33554432" (XGBoost's device_helpers)
-		reGenericRow:       lazyRE(`(?i)^[-*\s]*(free|requested|available|total)(?: device| gpu)? memory\s*[:=]\s*(\d[\d,]*(?:\.\d+)?)\s*(bytes|[KMGTP]i?B|B)?\s*$`),
-		reGenericDeviceIdx: lazyRE(`(?i)\b(?:gpu|cuda|device(?: ordinal)?|dev|ordinal|rocm|hip|xpu|npu)\s*[:=#]?\s*(\d{1,3})\b`),
+		reGenericRow: lazyRE(`(?i)^[-*\s]*(free|requested|available|total)(?: device| gpu)? memory\s*[:=]\s*(\d[\d,]*(?:\.\d+)?)\s*(bytes|[KMGTP]i?B|B)?\s*$`),
+		// the last resort of the vocabulary, read when no other words
+		// are on the line (so that "cudaMalloc failed: out of memory"
+		// keeps its "failed" as the error context): an allocator's name
+		// before "failed" ("bm_alloc_gmem failed", Sophgo's bmlib; not a
+		// deallocation's), "Alloc Device Memory Failed"
+		reGenericAllocFail: lazyRE(`(?i)\b(?:[a-ce-z_]\w*)?alloc\w*(?:\(\))? failed\b|\balloc(?:ate)? (?:\w+ )?memory failed\b`),
+		// a request printed in hex: "size = 0xc0fb4000" (Sophgo's bmlib)
+		reGenericHexSize:   lazyRE(`(?i)\bsize\s*[=:]\s*0x([0-9a-f]{1,15})\b`),
+		reGenericDeviceIdx: lazyRE(`(?i)\b(?:gpu|cuda|device(?: ordinal)?|dev(?:_id)?|ordinal|rocm|hip|xpu|npu)\s*[:=#]?\s*(\d{1,3})\b`),
 	}
 })
 
@@ -175,6 +190,9 @@ func genericUnder(text, prefix, header string) (words []string, ok bool) {
 		loc = genericRes().reGenericStatus.FindStringIndex(text)
 	}
 	if loc == nil {
+		loc = genericRes().reGenericAllocFail.FindStringIndex(text)
+	}
+	if loc == nil {
 		return nil, false
 	}
 	code := text
@@ -182,7 +200,14 @@ func genericUnder(text, prefix, header string) (words []string, ok bool) {
 		code = text[strings.IndexByte(text, '#'):]
 		code = strings.TrimLeft(code, "# \t")
 	}
-	if genericRes().reGenericBenign.MatchString(text) || genericRes().reGenericCode.MatchString(code) {
+	// Advice or a notice around the words makes the line a notice — but
+	// after them on a line an exception opens ("RuntimeError: Decode out of
+	// memory. Try to lower your batch size.") it is the error's own remedy.
+	benign := text
+	if reGenericExc.MatchString(text) {
+		benign = text[:loc[0]]
+	}
+	if genericRes().reGenericNotFailure.MatchString(text) || genericRes().reGenericBenign.MatchString(benign) || genericRes().reGenericCode.MatchString(code) {
 		return nil, false
 	}
 	// the error context must stand outside the vocabulary itself
@@ -276,6 +301,10 @@ func fillGeneric(ev *Event, msg string) {
 		}
 	} else if m := genericRes().reGenericRequest.FindStringSubmatch(msg); m != nil {
 		requestOf(ev, m[1])
+	} else if m := genericRes().reGenericHexSize.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.ParseInt(m[1], 16, 64); err == nil {
+			ev.RequestedBytes = &n
+		}
 	}
 	if m := genericRes().reGenericFree.FindStringSubmatch(msg); m != nil {
 		ev.FreeBytes = sizeOf(m[1] + m[2] + m[3])
@@ -377,7 +406,7 @@ func followingFigures(ev *Event) {
 		}
 	}
 	for _, f := range lines {
-		if !genericRes().reGenericWords.MatchString(f.Text) || genericRes().reGenericBenign.MatchString(f.Text) {
+		if !genericRes().reGenericWords.MatchString(f.Text) || genericRes().reGenericBenign.MatchString(f.Text) || genericRes().reGenericNotFailure.MatchString(f.Text) {
 			continue
 		}
 		if m := genericRes().reGenericRequest.FindStringSubmatch(f.Text); m != nil && ev.RequestedBytes == nil {
