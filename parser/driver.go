@@ -24,13 +24,14 @@ func anchorLinesIn(starts []int, part []byte, base int, t *tables, cand []uint32
 			}
 		}
 		chunk := part[lo:hi]
-		newlines := bytes.Count(chunk, []byte("\n"))
-		nl.add(base+hi, newlines)
+		var newlines int
 		if t.set != nil {
-			starts = t.set.anchorLines(starts, chunk, base+lo, newlines+1, t.groups, cand)
+			starts, newlines = t.set.anchorLines(starts, chunk, base+lo, t.groups, cand)
 		} else {
+			newlines = bytes.Count(chunk, []byte("\n"))
 			starts = passAnchorLines(starts, chunk, base+lo, newlines+1, t.groups)
 		}
+		nl.add(base+hi, newlines)
 		lo = hi
 	}
 	return starts
@@ -182,7 +183,7 @@ func (s *scanner) busy(no int) bool {
 // block reads one block of whole lines whose first line is number first,
 // and returns the number of the next line.
 func (s *scanner) block(p *preparedBlock, first int) int {
-	b, hits, shapes := p.data, p.hits, p.shapes
+	b, hits := p.data, p.hits
 	pos, no := 0, first
 	for pos < len(b) {
 		if s.busy(no) {
@@ -191,7 +192,7 @@ func (s *scanner) block(p *preparedBlock, first int) int {
 			continue
 		}
 		for len(hits) > 0 && hits[0] < pos {
-			hits, shapes = hits[1:], shapes[1:]
+			hits = hits[1:]
 		}
 		if len(hits) == 0 {
 			// the rest of the block holds no anchor
@@ -202,10 +203,10 @@ func (s *scanner) block(p *preparedBlock, first int) int {
 			break
 		}
 		h := hits[0]
-		if shapes[0] != 0 && s.quietRaw[shapes[0]] {
+		if len(s.quietRaw) > 0 && s.quietRaw[hitShape(b, h)] {
 			// a template already read in full without a failure: read
 			// again it would stop at the same test (segment's)
-			hits, shapes = hits[1:], shapes[1:]
+			hits = hits[1:]
 			continue
 		}
 		// Replay up to ringSize lines before the hit so that its traceback
@@ -237,8 +238,8 @@ func (s *scanner) block(p *preparedBlock, first int) int {
 // failure (its shape in quietRaw) is skipped like a line without an
 // anchor, so that a logger's step line that prints memory figures is
 // read once per template rather than once per step; the lines before a
-// later hit are still replayed. The shapes are computed with the hits,
-// ahead of the scanner (preparedBlock).
+// later hit are still replayed. (Hashed by the scanner, which waits on
+// the reader most of the time, rather than by the reader ahead of it.)
 func hitShape(b []byte, h int) uint64 {
 	line := b[h:]
 	if end := bytes.IndexByte(line, '\n'); end >= 0 {

@@ -63,3 +63,31 @@ func TestStripANSI(t *testing.T) {
 		})
 	}
 }
+
+// TestRawShapeOf: lines of one template (digits aside) share a shape;
+// any other byte, its place or the count of bytes tells shapes apart.
+func TestRawShapeOf(t *testing.T) {
+	same := [][2]string{
+		{"step 5 | loss 0.25 | mem 12.00 GB", "step 15 | loss 0.2573 | mem 1.00 GB"},
+		{"[rank3]: 2024-01-01 iter 9", "[rank]: -- iter 123456"},
+		{"", "0123456789"},
+	}
+	for _, p := range same {
+		if rawShapeOf([]byte(p[0])) != rawShapeOf([]byte(p[1])) {
+			t.Errorf("%q and %q: shapes differ, want one", p[0], p[1])
+		}
+	}
+	differ := [][2]string{
+		{"step 5 | loss", "step 5 | lost"},
+		{"ab", "ba"},
+		{"abcdefgh", "abcdefgh "},
+		{"abcdefghabcdefgh", "abcdefgh"},
+		{"x", "x\x00"},
+		{"step 1 INFO memory 2 GB", "step 1 ERROR memory 2 GB"},
+	}
+	for _, p := range differ {
+		if rawShapeOf([]byte(p[0])) == rawShapeOf([]byte(p[1])) {
+			t.Errorf("%q and %q: one shape, want two", p[0], p[1])
+		}
+	}
+}

@@ -8,4 +8,6 @@ func hasVectorScan() bool { return false }
 
 // vectorCandidates is never called where hasVectorScan is false; it reads
 // nothing, leaving every byte to pivotSet.candidates' own loop.
-func vectorCandidates(b []byte, tables *[64]byte, out []uint32) (n, scanned int) { return 0, 0 }
+func vectorCandidates(b []byte, tables *[128]byte, out []uint32) (n, scanned, newlines int) {
+	return 0, 0, 0
+}

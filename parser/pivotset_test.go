@@ -11,20 +11,28 @@ import (
 // refCandidates is the set's candidates, one byte at a time.
 func refCandidates(p *pivotSet, b []byte) []uint32 {
 	var out []uint32
-	for i, c := range b {
-		if p.member[c] {
+	for i := range b {
+		if p.candidate(b, i) {
 			out = append(out, uint32(i))
 		}
 	}
 	return out
 }
 
-// allCandidates runs candidates over b with an out buffer of size room.
-func allCandidates(p *pivotSet, b []byte, room int) []uint32 {
+// allCandidates runs candidates over b with an out buffer of size room,
+// and checks the newlines it counts.
+func allCandidates(t testing.TB, p *pivotSet, b []byte, room int) []uint32 {
 	var got []uint32
 	buf := make([]uint32, room)
+	newlines := 0
+	defer func() {
+		if want := bytes.Count(b, []byte("\n")); newlines != want {
+			t.Fatalf("%d newlines counted in %d bytes, want %d", newlines, len(b), want)
+		}
+	}()
 	for pos := 0; pos < len(b); {
-		n, scanned := p.candidates(b[pos:], buf)
+		n, scanned, nls := p.candidates(b[pos:], buf)
+		newlines += nls
 		for _, c := range buf[:n] {
 			got = append(got, uint32(pos)+c)
 		}
@@ -53,10 +61,13 @@ func TestPivotSetCandidates(t *testing.T) {
 			b := make([]byte, size)
 			for i := range b {
 				b[i] = byte(rng.IntN(256))
+				if rng.IntN(8) == 0 {
+					b[i] = '\n'
+				}
 			}
 			want := refCandidates(p, b)
 			for _, room := range []int{32, 33, 100, 5000} {
-				if got := allCandidates(p, b, room); !slices.Equal(got, want) {
+				if got := allCandidates(t, p, b, room); !slices.Equal(got, want) {
 					t.Fatalf("set %d, %d bytes, room %d: got %d candidates %v…, want %d", si, size, room, len(got), got[:min(8, len(got))], len(want))
 				}
 			}
@@ -70,13 +81,13 @@ func TestPivotSetAdmitsEveryPivot(t *testing.T) {
 	groups := parserTables().groups
 	p := buildPivotSet(groups, false)
 	for _, g := range groups {
-		if !p.member[g.pivot] || p.groupsOf[g.pivot] == 0 {
+		if p.pivotBits[g.pivot] == 0 || p.groupsOf[g.pivot] == 0 {
 			t.Errorf("pivot %q is not in the set", g.pivot)
 		}
-	}
-	for c := range 256 {
-		if p.groupsOf[c] != 0 && !p.member[c] {
-			t.Errorf("byte %#x has groups but is not admitted", c)
+		for j, k := range g.keys {
+			if i := g.offs[j]; i+1 < len(k) && p.pivotBits[g.pivot]&p.followBits[k[i+1]] == 0 {
+				t.Errorf("key %q: %q after its pivot is not admitted", k, k[i+1])
+			}
 		}
 	}
 }
@@ -113,7 +124,10 @@ func TestPivotSetEqualsPasses(t *testing.T) {
 		want := passAnchorLines(nil, chunk, 0, newlines+1, groups)
 		for _, vector := range []bool{false, hasVectorScan()} {
 			p := buildPivotSet(groups, vector)
-			got := p.anchorLines(nil, chunk, 0, newlines+1, groups, make([]uint32, 64))
+			got, nls := p.anchorLines(nil, chunk, 0, groups, make([]uint32, 64))
+			if nls != newlines {
+				t.Fatalf("trial %d (vector %v): %d newlines counted, want %d", trial, vector, nls, newlines)
+			}
 			if !slices.Equal(got, want) && !(len(got) > (newlines+1)/2 || len(want) > (newlines+1)/2) {
 				t.Fatalf("trial %d (vector %v): set finds lines %v, passes %v", trial, vector, got, want)
 			}
@@ -135,11 +149,14 @@ func FuzzPivotSet(f *testing.F) {
 	vec := buildPivotSet(groups, hasVectorScan())
 	ref := buildPivotSet(groups, false)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := allCandidates(vec, b, 40), refCandidates(ref, b); !slices.Equal(got, want) {
+		if got, want := allCandidates(t, vec, b, 40), refCandidates(ref, b); !slices.Equal(got, want) {
 			t.Fatalf("vector candidates %v, want %v", got, want)
 		}
 		lines := bytes.Count(b, []byte("\n")) + 1
-		got := vec.anchorLines(nil, b, 0, lines, groups, make([]uint32, 40))
+		got, nls := vec.anchorLines(nil, b, 0, groups, make([]uint32, 40))
+		if nls != lines-1 {
+			t.Fatalf("%d newlines counted, want %d", nls, lines-1)
+		}
 		want := passAnchorLines(nil, b, 0, lines, groups)
 		if !slices.Equal(got, want) && len(got) <= lines/2 && len(want) <= lines/2 {
 			t.Fatalf("set anchors %v, passes %v", got, want)

@@ -10,9 +10,11 @@ import (
 // TestPreparedBlocksStopsItsReader: a caller that stops early or panics
 // in its loop leaves no reader goroutine behind, even on endless input.
 func TestPreparedBlocksStopsItsReader(t *testing.T) {
-	endless := &repeatReader{b: '\n', n: 1 << 62}
 	before := runtime.NumGoroutine()
 	for range 3 {
+		// each stop leaves its reader to finish the read it is in, so every
+		// round has its own input
+		endless := &repeatReader{b: '\n', n: 1 << 62}
 		for range preparedBlocks(newBlockReader(endless), parserTables()) {
 			break
 		}

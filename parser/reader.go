@@ -17,32 +17,41 @@ const MaxLineBytes = 64 << 10
 const tailBytes = 16 << 10
 
 // blockSize is how much input is read, and scanned for anchors, at a time.
-// Twice it is most of oomdoc's resident memory on a large log (issue 11
-// asks for a peak of 16 MiB at most).
+// liveBlocks times it is most of oomdoc's resident memory on a large log
+// (issue 11 asks for a peak of 16 MiB at most).
 const blockSize = 1 << 20
 
 // longLineSize is how long a line may run without a newline before it is
-// read as an over-long line, its head and tail kept (longLine). The buffer
-// grows to it only when a line does not end within a block.
-const longLineSize = 4 << 20
+// read as an over-long line, its head and tail kept (longLine). A buffer
+// grows to it only when a line does not end within a block; at 2 MiB (it
+// was 4 before three blocks were alive at once) a log of multi-megabyte
+// lines peaks about where it did with one buffer (29.8 MiB against 25.5
+// for 1.5–1.8 MB lines; 28.5 against 31.5 for 3 MB lines, now kept as head
+// and tail).
+const longLineSize = 2 << 20
 
 // blockReader yields the input as blocks of whole lines, in bounded
-// memory: two buffers of about blockSize + MaxLineBytes (the block
-// returned last and the one being read), each growing to longLineSize +
+// memory: liveBlocks buffers of about blockSize + MaxLineBytes (the
+// blocks in use and the one being read), each growing to longLineSize +
 // MaxLineBytes once a line has run longer than a block, whatever the
-// input — about 2 MiB on a log of ordinary lines, at most about 8 MiB.
+// input — about 3 MiB on a log of ordinary lines, at most about 6 MiB.
 type blockReader struct {
 	r     io.Reader
 	buf   []byte
-	spare []byte // the buffer of the block returned before, or nil
-	n     int    // bytes in buf
-	start int    // where the unreturned data begins
+	older [liveBlocks - 1][]byte // the buffers of the blocks returned before, oldest first, or nil
+	n     int                    // bytes in buf
+	start int                    // where the unreturned data begins
 	eof   bool
 	err   error
-	long  [2][]byte // synthesised over-long lines, used in turn
-	// lastLong is set when the block returned last was long[0]
+	long  [liveBlocks][]byte // synthesised over-long lines, used in turn
+	at    int                // the long line in use
+	// lastLong is set when the block returned last was long[at]
 	lastLong bool
 }
+
+// liveBlocks is how many of the blocks next returned stay valid: the
+// scanner's, the prefilter's and the one being read (preparedBlocks).
+const liveBlocks = 3
 
 func newBlockReader(r io.Reader) *blockReader {
 	// Start small: a pasted log fits in 128 KiB; the buffer grows to its
@@ -77,14 +86,15 @@ func (b *blockReader) fill(want int) {
 
 // next returns the next block: one or more whole lines, each ending in
 // "\n" except perhaps the input's last. The block stays valid until the
-// second call after this one, so that a reader ahead of the scanner can
-// fill one block while the scanner reads the one before (preparedBlocks).
-// ok is false at the end of input or after a read error.
+// third call after this one (liveBlocks), so that a block can be read
+// while the one before is prefiltered and the one before that scanned
+// (preparedBlocks). ok is false at the end of input or after a read error.
 func (b *blockReader) next() (block []byte, ok bool) {
 	if b.done() {
 		return nil, false
 	}
 	b.flip()
+	b.at = (b.at + 1) % liveBlocks
 	b.lastLong = false
 	// A block ends at the last newline in blockSize bytes; a line that runs
 	// past them is read on, up to longLineSize, for its end.
@@ -113,29 +123,30 @@ func (b *blockReader) done() bool {
 	return (b.eof || b.err != nil) && b.start == b.n
 }
 
-// flip moves the data not yet returned to the spare buffer and reads on
-// there, so that the block returned last, in the current buffer, is not
-// overwritten by the next one. A reader that has returned nothing yet
-// keeps its buffer, and the spare is allocated on the first flip, which a
-// log that fits in one read never reaches. After an over-long line the
-// current buffer holds none of the returned block (it is in long) and is
-// compacted in place.
+// flip moves the data not yet returned to the oldest buffer, whose block
+// is no longer in use, and reads on there, so that the blocks returned
+// last are not overwritten by the next one. A reader that has returned
+// nothing yet keeps its buffer, and the others are allocated as flips
+// first need them, which a log that fits in one read never does. After an
+// over-long line the current buffer holds none of the returned block (it
+// is in long) and is compacted in place.
 func (b *blockReader) flip() {
 	if b.start == 0 {
 		return
 	}
-	b.long[0], b.long[1] = b.long[1], b.long[0]
 	if b.lastLong {
 		b.n = copy(b.buf, b.buf[b.start:b.n])
 		b.start = 0
 		return
 	}
-	if len(b.spare) < len(b.buf) {
-		b.spare = make([]byte, len(b.buf))
+	oldest := b.older[0]
+	copy(b.older[:], b.older[1:])
+	b.older[len(b.older)-1] = b.buf
+	if len(oldest) < len(b.buf) {
+		oldest = make([]byte, len(b.buf))
 	}
-	b.n = copy(b.spare, b.buf[b.start:b.n])
-	b.buf, b.spare = b.spare, b.buf
-	b.start = 0
+	b.n = copy(oldest, b.buf[b.start:b.n])
+	b.buf, b.start = oldest, 0
 }
 
 // longLine keeps the head and the tail of a line longer than the buffer,
@@ -143,7 +154,7 @@ func (b *blockReader) flip() {
 // "\r" so that the tail (where a failure printed after progress output
 // sits) is read as its own segment.
 func (b *blockReader) longLine() []byte {
-	head := append(b.long[0][:0], b.buf[b.start:b.start+MaxLineBytes]...)
+	head := append(b.long[b.at][:0], b.buf[b.start:b.start+MaxLineBytes]...)
 	tail := append([]byte(nil), b.buf[b.n-tailBytes:b.n]...)
 	b.start, b.n = 0, 0
 	for {
@@ -161,7 +172,7 @@ func (b *blockReader) longLine() []byte {
 		}
 	}
 	line := append(append(append(head, '\r'), tail...), '\n')
-	b.long[0] = line[:0]
+	b.long[b.at] = line[:0]
 	return line
 }
 
