@@ -44,10 +44,12 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// this operation" (E_OUTOFMEMORY, also when a paste garbles its
 		// first word),
 		// "failed to allocate", "cannot allocate", "allocation of 2 GB failed",
+		// "Failed to cudaMalloc" (Faiss), OpenCL's "Memory Object Allocation
+		// Failure" (Boost.Compute's what()),
 		// "not enough memory", "insufficient device memory", "OOM", and the
 		// same in Chinese (显存不足 "GPU memory insufficient", 内存溢出
 		// "memory overflow"), Japanese (メモリ不足) and Korean (메모리 부족)
-		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _](?:and (?:shared )?(?:host|system) )?)?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|enough memory resources|\be_outofmemory\b|\bbad_alloc\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:资源|資源)?(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
+		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _](?:and (?:shared )?(?:host|system) )?)?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|memory object allocation failure|\bfailed to (?:cuda|hip)malloc\w*|enough memory resources|\be_outofmemory\b|\bbad_alloc\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:资源|資源)?(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
 		// numeric statuses, read when no words say it: cudaErrorMemoryAllocation and
 		// CUDA_ERROR_OUT_OF_MEMORY are 2, hipErrorOutOfMemory 2,
 		// VK_ERROR_OUT_OF_DEVICE_MEMORY -2, a driver call's "res=2"
@@ -66,10 +68,11 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// ./Connections/ConnGrowth_d.cu at line 34"), ONNX Runtime's
 		// "Non-zero status code returned while running ReduceSum node",
 		// Ascend CANN's error codes ("EL0004: … Failed to allocate
-		// memory."); a
+		// memory."), libstdc++'s "what():" line of an uncaught exception
+		// ("  what():  Memory Object Allocation Failure"); a
 		// bare file name is a logger's tag ("[W812 16:00:28.6
 		// CUDACachingAllocator.cpp:3933]")
-		reGenericError: lazyRE(`[/\\][\w.-]+\.(?:cc|cpp|cxx|cu|c|h|hpp|mm):\d+\b|\bin \S+\.(?:cu|cuh|cc|cpp|cxx|c|h|hpp) at line \d+\b|\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\w+(?:Error|Exception|Failure)\b|(?i:\bnon-zero (?:status|exit) (?:code|status)\b)|_?ERROR_|\bE[A-Z]\d{4}\b|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w|错误|錯誤|报错|失败|失敗|异常|異常|エラー|오류|실패`),
+		reGenericError: lazyRE(`[/\\][\w.-]+\.(?:cc|cpp|cxx|cu|c|h|hpp|mm):\d+\b|\bin \S+\.(?:cu|cuh|cc|cpp|cxx|c|h|hpp) at line \d+\b|\b(?:ERROR|Error|error|FATAL|Fatal|fatal|CRITICAL|Critical|PANIC|panic|Check failed|CHECK failed|check failed|Assertion|assertion|ASSERT|Abort|abort|aborted|Aborted|aborting|terminate|terminating|uncaught|Exception|exception|failure|Failure|failed|Failed|FAILED|core dumped|crashed|Crash)\b|\bwhat\(\):|\w+(?:Error|Exception|Failure)\b|(?i:\bnon-zero (?:status|exit) (?:code|status)\b)|_?ERROR_|\bE[A-Z]\d{4}\b|^E\d{4} |^\[?E\]? |\[E\]|\[E:|\bE/\w|错误|錯誤|报错|失败|失敗|异常|異常|エラー|오류|실패`),
 		// words that make a mention advice, documentation, a handled case, a
 		// warning or a list of possible causes rather than a failure (Ray's
 		// "There are some potential root causes. (1) The process is killed
@@ -78,8 +81,11 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// pressure (OOM)", TensorFlow's BFC allocator's "ran out of memory
 		// trying to allocate 3.87GiB. The caller indicates that this is not a
 		// failure", the dynamic loader's "libgomp.so.1: cannot allocate memory
-		// in static TLS block")
-		reGenericNotFailure: lazyRE(`(?i)\b0 workers? \(tasks / actors\) killed|\bstatic TLS block\b|\b(?:is|was) not a failure\b|\b(?:potential|possible|probable) (?:root )?causes?\b|\b(?:warn(?:ing)?|info|debug|notice|retry|retrying|retried|will retry|fall(?:ing)? ?back|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|gracefully)\b|警告|提示|重试|注意|경고`),
+		// in static TLS block"), an illegal memory access that an allocator
+		// wraps as std::bad_alloc (RMM's "MemoryError: std::bad_alloc: CUDA
+		// error at: … cudaErrorIllegalAddress an illegal memory access was
+		// encountered")
+		reGenericNotFailure: lazyRE(`(?i)\billegal memory access\b|\bcudaErrorIllegalAddress\b|\b0 workers? \(tasks / actors\) killed|\bstatic TLS block\b|\b(?:is|was) not a failure\b|\b(?:potential|possible|probable) (?:root )?causes?\b|\b(?:warn(?:ing)?|info|debug|notice|retry|retrying|retried|will retry|fall(?:ing)? ?back|caught|handled|recover(?:ed|ing)?|skipp(?:ed|ing)|ignor(?:ed|ing)|gracefully)\b|警告|提示|重试|注意|경고`),
 		// … and advice: words that make a mention a hint or documentation
 		// (but a remedy the error itself prints after the words, on a line
 		// an exception opens, is part of the error: genericUnder)
@@ -96,9 +102,10 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		reGenericHeading: lazyRE(`^\s*#{1,6}\s+(?:\[|[\w.]*(?:Error|Exception|Failure)\b|(?:E|F|ERROR|FATAL|CRITICAL):)`),
 		// a size a generic message asks for: "allocate 1.50 GiB", "of size 8388608",
 		// "requested 2 GB", "allocation of 512 MB", "allocate tensor with
-		// 1032884736 bytes" (DirectML); a count of C elements
+		// 1032884736 bytes" (DirectML), "cudaMalloc 16000000000 bytes"
+		// (Faiss); a count of C elements
 		// is reGenericSizeof's
-		reGenericRequest: lazyRE(`(?i)(?:allocat(?:e|ing|ion of)(?: tensor with)?|request(?:ed|ing)?(?: for| of)?|requested amount of (?:\w+ )?memory \(|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b|\d{4,}\b)`),
+		reGenericRequest: lazyRE(`(?i)(?:allocat(?:e|ing|ion of)(?: tensor with)?|(?:cuda|hip)malloc\w*|request(?:ed|ing)?(?: for| of)?|requested amount of (?:\w+ )?memory \(|of size|size\s*[=:])\s*:?\s*(\d[\d,]*(?:\.\d+)?\s?(?:bytes|[KMGTP]i?B|B)\b|\d{4,}\b)`),
 		// a request a C program prints as a count of elements: "try to
 		// allocate workspace = 1107853312 * sizeof(float)" (darknet)
 		reGenericSizeof: lazyRE(`(?i)allocat\w*(?:\s+[a-z_]\w*){0,2}\s*[=:]?\s*\b(\d{1,18})\s*\*\s*sizeof\(\s*(float|double|half|__half|int|char|short|long|int8_t|uint8_t|int16_t|uint16_t|int32_t|int64_t|uint32_t|uint64_t|size_t)\s*\)`),
