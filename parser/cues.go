@@ -109,11 +109,12 @@ func hasIdentifier(s, w string) bool {
 // names of torch.optim (adam.py, adamw.py, _init_group, exp_avg,
 // exp_avg_sq, momentum_buffer, the foreach and fused kernels), apex and
 // bitsandbytes, DeepSpeed's ZeRO optimizers (the states it creates at
-// start-up), Lightning's and mmengine's step wrappers, and Keras' and
+// start-up, the fp32 master partitions its step builds, its Adam ops),
+// Lightning's and mmengine's step wrappers, and Keras' and
 // Flax's apply_gradients, and the Adam slot and update nodes a TensorFlow
 // graph names in its OOM message ("node h6/Adam_1/Assign").
 func CueOptimizer() Cue {
-	return Cue{"optimizer-step", []string{"optimizer.step", "optim.step", "_init_group", "exp_avg", "exp_avg_sq", "momentum_buffer", "_multi_tensor_adam", "_single_tensor_adam", "_fused_adam", "adamw.py", "adam.py", "torch/optim/", "fused_adam", "bitsandbytes/optim/", "scaler.step", "_optimizer_step", "optimizer_step", "initialize_optimizer_states", "_setup_for_real_optimizer", "_take_model_step", "apply_gradients", "/Adam/", "/Adam_1/", "training/Adam", "Adam/update_"}}
+	return Cue{"optimizer-step", []string{"optimizer.step", "optim.step", "_init_group", "exp_avg", "exp_avg_sq", "momentum_buffer", "_multi_tensor_adam", "_single_tensor_adam", "_fused_adam", "adamw.py", "adam.py", "torch/optim/", "fused_adam", "bitsandbytes/optim/", "scaler.step", "_optimizer_step", "optimizer_step", "initialize_optimizer_states", "_setup_for_real_optimizer", "_take_model_step", "single_partition_of_fp32_groups", "fp32_partitioned_groups_flat", "deepspeed/ops/adam/", "apply_gradients", "/Adam/", "/Adam_1/", "training/Adam", "Adam/update_"}}
 }
 
 // CueBackward is the backward pass: PyTorch's autograd engine and the

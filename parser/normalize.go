@@ -124,7 +124,7 @@ func stripPrefixes(s string) stripped {
 		switch {
 		case c == 'r':
 			if m = rankPrefix.FindStringSubmatch(t); m != nil {
-				out.setRank(m[1], m[0])
+				out.setRank(m[1], rankStream(m[1]))
 			}
 		case c == '[' && fastRank(t, &out):
 			continue
@@ -137,7 +137,7 @@ func stripPrefixes(s string) stripped {
 			isDate := isDateAt(t[1:])
 			if c1 == 'r' {
 				if m = rankPrefix.FindStringSubmatch(t); m != nil {
-					out.setRank(m[1], m[0])
+					out.setRank(m[1], rankStream(m[1]))
 					break
 				}
 			}
@@ -280,10 +280,15 @@ func fastRank(t string, out *stripped) bool {
 	if end < len(t) && t[end] == ' ' {
 		end++
 	}
-	out.setRank(t[len("[rank"):j], t[:end])
+	out.setRank(t[len("[rank"):j], rankStream(t[len("[rank"):j]))
 	out.text = t[end:]
 	return true
 }
+
+// rankStream is the stream key of a "[rankN]:" prefix: the rank alone, so
+// that "[rank0]: ", "[rank0]:" and a paste's "rank0]: " (its first line cut
+// one byte late) are one stream.
+func rankStream(num string) string { return "[rank" + num + "]" }
 
 func (s *stripped) setRank(num, prefix string) {
 	if n, err := strconv.Atoi(num); err == nil {

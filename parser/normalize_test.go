@@ -91,3 +91,17 @@ func TestRawShapeOf(t *testing.T) {
 		}
 	}
 }
+
+// TestRankStreamIgnoresTheBracket: a rank prefix names its stream by the
+// rank alone, so a paste whose first line lost its "[" stays one traceback.
+func TestRankStreamIgnoresTheBracket(t *testing.T) {
+	want := stripPrefixes("[rank0]: File \"x.py\", line 1").stream
+	for _, line := range []string{"rank0]:   File \"x.py\", line 1", "[rank0]:File \"x.py\"", "[rank0]:     x = y"} {
+		if got := stripPrefixes(line).stream; got != want {
+			t.Errorf("%q: stream %q, want %q", line, got, want)
+		}
+	}
+	if other := stripPrefixes("[rank1]: x").stream; other == want {
+		t.Errorf("ranks 0 and 1 share stream %q", other)
+	}
+}
