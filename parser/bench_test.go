@@ -86,7 +86,7 @@ func BenchmarkPrefilter(b *testing.B) {
 		b.Fatal(err)
 	}
 	data := buf.Bytes()
-	tables := parserTables()
+	tables := prefilterTables()
 	var p preparedBlock
 	scan := func() (hits int) {
 		for lo := 0; lo < len(data); {

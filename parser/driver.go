@@ -11,7 +11,7 @@ import (
 // pivot set (a processor with the vector kernel) each chunk is searched
 // in one pass for every group's pivot; without one, in one pass per group.
 // cand is the set's scratch space.
-func anchorLinesIn(starts []int, part []byte, base int, t *tables, cand []uint32, nl *newlineIndex) []int {
+func anchorLinesIn(starts []int, part []byte, base int, t *prefilter, cand []uint32, nl *newlineIndex) []int {
 	// The part is searched in runs of whole lines that stay in the CPU's
 	// cache while every group passes over them.
 	for lo := 0; lo < len(part); {

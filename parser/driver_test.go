@@ -40,7 +40,7 @@ func TestBlockKeysAvoidFrequentPivots(t *testing.T) {
 		"lloc": "the generic tier's 'alloc'/'allocation' in lower case holds no rarer byte",
 	}
 	frequent := 0
-	for _, g := range parserTables().groups {
+	for _, g := range prefilterTables().groups {
 		if byteRank(g.pivot) < 100 {
 			continue
 		}
@@ -68,7 +68,7 @@ func TestBlockKeysAvoidFrequentPivots(t *testing.T) {
 // with a benchmark (BenchmarkPrefilter) that shows the pass is cheap.
 func TestPrefilterPassBudget(t *testing.T) {
 	const budget = 15
-	groups := parserTables().groups
+	groups := prefilterTables().groups
 	for _, g := range groups {
 		// capitals that open the commonest words of a training log: a pass
 		// on them stops on nearly every line ("Epoch 3", "ERROR", glog's

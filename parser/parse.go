@@ -69,7 +69,7 @@ func parseLines(src io.Reader, name string, slow bool) (*Result, error) {
 	s.slow = slow
 	br := newBlockReader(src)
 	no := 1
-	for p := range preparedBlocks(br, s.t) {
+	for p := range preparedBlocks(br) {
 		no = s.block(p, no)
 	}
 	s.res.Lines = no - 1
@@ -96,7 +96,8 @@ type scanner struct {
 	tailBuf   []byte // the end of the previous block, for replay
 	tailFirst int    // the number of tailBuf's first line
 
-	t             *tables         // matchers and prefilter, built once per process
+	t             *tables         // matchers, built once per process
+	pre           *prefilter      // the per-line gate's keys, fetched on first use
 	quiet         map[string]bool // line shapes that matched no failure
 	tentative     *Event          // the last tentative failure (see Event.tentative)
 	quietRaw      map[uint64]bool // raw line shapes known to hold no failure

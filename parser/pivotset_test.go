@@ -47,7 +47,7 @@ func allCandidates(t testing.TB, p *pivotSet, b []byte, room int) []uint32 {
 // nibbles among them, so that buckets merge).
 func TestPivotSetCandidates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	sets := []*pivotSet{buildPivotSet(parserTables().groups, hasVectorScan())}
+	sets := []*pivotSet{buildPivotSet(prefilterTables().groups, hasVectorScan())}
 	for range 20 {
 		var groups []keyGroup
 		for range 1 + rng.IntN(15) {
@@ -78,7 +78,7 @@ func TestPivotSetCandidates(t *testing.T) {
 // TestPivotSetAdmitsEveryPivot: every group's pivot is a member, and a
 // byte no group pivots on has no groups.
 func TestPivotSetAdmitsEveryPivot(t *testing.T) {
-	groups := parserTables().groups
+	groups := prefilterTables().groups
 	p := buildPivotSet(groups, false)
 	for _, g := range groups {
 		if p.pivotBits[g.pivot] == 0 || p.groupsOf[g.pivot] == 0 {
@@ -96,7 +96,7 @@ func TestPivotSetAdmitsEveryPivot(t *testing.T) {
 // lines as one pass per group, over logs where few lines hold a key (so
 // that neither takes every line) and where many do.
 func TestPivotSetEqualsPasses(t *testing.T) {
-	groups := parserTables().groups
+	groups := prefilterTables().groups
 	rng := rand.New(rand.NewPCG(3, 4))
 	var keys []string
 	for _, g := range groups {
@@ -145,7 +145,7 @@ func TestPivotSetEqualsPasses(t *testing.T) {
 func FuzzPivotSet(f *testing.F) {
 	f.Add([]byte("step 1 loss 0.25\nRuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n"))
 	f.Add([]byte("已杀死\nKilled\nx\xe5\xad\x98 VkResult -2\n"))
-	groups := parserTables().groups
+	groups := prefilterTables().groups
 	vec := buildPivotSet(groups, hasVectorScan())
 	ref := buildPivotSet(groups, false)
 	f.Fuzz(func(t *testing.T, b []byte) {

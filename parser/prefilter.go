@@ -29,31 +29,43 @@ func tracebackKeys() []string {
 	return []string{"Traceback", "File ", "Cell In[", "ipython-input", "panicked at"}
 }
 
-// tables are the matchers and the prefilter built from them, once per process.
+// tables are the matchers, once per process.
 type tables struct {
 	matchers []failureMatcher
-	keys     []string   // the block keys, derived from the matchers' anchors
-	groups   []keyGroup // keys grouped by a shared pivot byte, one pass per group
-	set      *pivotSet  // every group's pivot in one pass, where the processor has the kernel
-	tbKeys   [][]byte   // traceback keys: with the groups, the per-line gate
+}
+
+// A prefilter is the block keys and the per-line gate derived from the
+// matchers' anchors, once per process, and only when a log runs past its
+// head (a paste, read in full, never needs them: building them is about
+// half a millisecond).
+type prefilter struct {
+	keys   []string   // the block keys, derived from the matchers' anchors
+	groups []keyGroup // keys grouped by a shared pivot byte, one pass per group
+	set    *pivotSet  // every group's pivot in one pass, where the processor has the kernel
+	tbKeys [][]byte   // traceback keys: with the groups, the per-line gate
 }
 
 // parserTables builds the tables on first use; regexps are compiled once
 // per process, not per Parse.
-var parserTables = sync.OnceValue(func() *tables {
-	t := &tables{matchers: failureMatchers()}
+var parserTables = sync.OnceValue(func() *tables { return &tables{matchers: failureMatchers()} })
+
+// prefilterTables derives the prefilter on first use.
+var prefilterTables = sync.OnceValue(buildPrefilter)
+
+// buildPrefilter derives the prefilter from the matchers' anchors.
+func buildPrefilter() *prefilter {
 	var anchors []string
-	for _, m := range t.matchers {
+	for _, m := range parserTables().matchers {
 		anchors = append(anchors, m.anchors...)
 	}
-	t.keys = deriveKeys(anchors, coverKeys())
+	t := &prefilter{keys: deriveKeys(anchors, coverKeys())}
 	t.groups = groupKeys(t.keys)
 	t.set = newPivotSet(t.groups)
 	for _, k := range append(tracebackKeys(), panicEndKeys()...) {
 		t.tbKeys = append(t.tbKeys, []byte(k))
 	}
 	return t
-})
+}
 
 // deriveKeys returns the keys that find every anchor: the cover keys the
 // anchors contain, and each anchor that contains none, cut to start at its
@@ -301,12 +313,15 @@ func allHold(keys [][]byte, c byte) bool {
 // pattern runs: it lets through lines that could start or belong to a
 // failure or a traceback.
 func (s *scanner) gate(b []byte) bool {
-	for i := range s.t.groups {
-		if indexGroup(b, &s.t.groups[i]) >= 0 {
+	if s.pre == nil {
+		s.pre = prefilterTables()
+	}
+	for i := range s.pre.groups {
+		if indexGroup(b, &s.pre.groups[i]) >= 0 {
 			return true
 		}
 	}
-	for _, a := range s.t.tbKeys {
+	for _, a := range s.pre.tbKeys {
 		if bytes.Contains(b, a) {
 			return true
 		}

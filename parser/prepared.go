@@ -24,7 +24,7 @@ const candRoom = 4096
 
 // prepare runs the prefilter over block, reusing p's buffers. A large
 // block is searched in two halves at once, one per core.
-func (p *preparedBlock) prepare(block []byte, t *tables) {
+func (p *preparedBlock) prepare(block []byte, t *prefilter) {
 	if t.set != nil && p.cand[0] == nil {
 		p.cand = [2][]uint32{make([]uint32, candRoom), make([]uint32, candRoom)}
 	}
@@ -65,13 +65,21 @@ func (p *preparedBlock) prepare(block []byte, t *tables) {
 // A caller that stops early, or panics, stops both goroutines: each ends
 // at its next hand-over, the reader having read at most one block more
 // from br, which the caller must then leave alone.
-func preparedBlocks(br *blockReader, t *tables) iter.Seq[*preparedBlock] {
+func preparedBlocks(br *blockReader) iter.Seq[*preparedBlock] {
 	return func(yield func(*preparedBlock) bool) {
 		var slots [2]preparedBlock
 		b, ok := br.next()
 		if !ok {
 			return
 		}
+		if br.done() && bytes.Count(b, []byte("\n")) < headLines {
+			// The whole log is its head, which is read in full: no line
+			// is looked up among the hits.
+			slots[0].data = b
+			yield(&slots[0])
+			return
+		}
+		t := prefilterTables()
 		slots[0].prepare(b, t)
 		if br.done() {
 			yield(&slots[0])

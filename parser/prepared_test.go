@@ -15,12 +15,12 @@ func TestPreparedBlocksStopsItsReader(t *testing.T) {
 		// each stop leaves its reader to finish the read it is in, so every
 		// round has its own input
 		endless := &repeatReader{b: '\n', n: 1 << 62}
-		for range preparedBlocks(newBlockReader(endless), parserTables()) {
+		for range preparedBlocks(newBlockReader(endless)) {
 			break
 		}
 		func() {
 			defer func() { _ = recover() }()
-			for range preparedBlocks(newBlockReader(strings.NewReader(strings.Repeat("step 1\n", 1<<20))), parserTables()) {
+			for range preparedBlocks(newBlockReader(strings.NewReader(strings.Repeat("step 1\n", 1<<20)))) {
 				panic("the scanner failed")
 			}
 		}()
