@@ -94,7 +94,7 @@ func BenchmarkPrefilter(b *testing.B) {
 			if nl := bytes.LastIndexByte(data[lo:hi], '\n'); hi < len(data) && nl >= 0 {
 				hi = lo + nl + 1
 			}
-			p.prepare(data[lo:hi], tables)
+			p.prepare(data[lo:hi], tables, false)
 			hits += len(p.hits)
 			lo = hi
 		}

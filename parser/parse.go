@@ -54,22 +54,42 @@ var ErrBinary = errors.New("looks like a binary file, not a log")
 // On a read error Parse returns what it found so far together with a
 // *ParseError.
 func Parse(r io.Reader, name string) (*Result, error) {
+	return ParseWith(r, name, Options{})
+}
+
+// Options change how Parse reads; the zero value is Parse's.
+type Options struct {
+	// OneThread reads, prefilters and scans on the calling goroutine
+	// rather than in stages on goroutines of their own: for a caller that
+	// runs the analysis on a thread of lowered priority (beside a command
+	// whose output it reads), since a goroutine the parser starts would
+	// run at the normal one. The result is the same.
+	OneThread bool
+}
+
+// ParseWith is Parse with options.
+func ParseWith(r io.Reader, name string, o Options) (*Result, error) {
 	src, err := decodeInput(r, name)
 	if err != nil {
 		return &Result{Input: name}, &ParseError{Input: name, Line: 1, Err: err}
 	}
-	return parseLines(src, name, false)
+	return parseLinesWith(src, name, false, o.OneThread)
 }
 
 // parseLines reads a plain log. With slow set every line is read in full;
 // otherwise only the head, the lines holding anchors and the lines around
 // them (see driver.go). Both give the same result; tests compare them.
 func parseLines(src io.Reader, name string, slow bool) (*Result, error) {
+	return parseLinesWith(src, name, slow, false)
+}
+
+// parseLinesWith is parseLines, on one goroutine with oneThread.
+func parseLinesWith(src io.Reader, name string, slow, oneThread bool) (*Result, error) {
 	s := newScanner(name)
 	s.slow = slow
 	br := newBlockReader(src)
 	no := 1
-	for p := range preparedBlocks(br) {
+	for p := range preparedBlocks(br, oneThread) {
 		no = s.block(p, no)
 	}
 	s.res.Lines = no - 1

@@ -122,10 +122,10 @@ func bucketRank(b []byte) int {
 
 // candidates writes to out the offsets in b of the bytes in the set, in
 // order, and returns how many it wrote, how far into b it read (all of b,
-// or less when out filled up; out must have room for at least 32) and how
-// many newlines it read.
+// or less when out filled up; with room for fewer than 32 offsets the
+// vector kernel is not used) and how many newlines it read.
 func (p *pivotSet) candidates(b []byte, out []uint32) (n, scanned, newlines int) {
-	if p.vector {
+	if p.vector && len(out) >= 32 {
 		n, scanned, newlines = vectorCandidates(b, &p.tables, out)
 		if len(b)-scanned >= 33 {
 			return n, scanned, newlines // out is full

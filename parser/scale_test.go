@@ -85,6 +85,10 @@ func TestLargeLogEqualsItsTail(t *testing.T) {
 	if resultJSON(t, slow) != resultJSON(t, full) {
 		t.Errorf("fast and full reads of the large log differ")
 	}
+	one, _ := ParseWith(bytes.NewReader(data), "big.log", Options{OneThread: true})
+	if resultJSON(t, one) != resultJSON(t, full) {
+		t.Errorf("a read on one goroutine differs from the staged read")
+	}
 }
 
 // TestTracebackAcrossBlocks puts a traceback across the boundary between

@@ -133,11 +133,11 @@ func (c *DiagnoseCmd) read(env *Env, name string) (input, error) {
 		go func() { // beside the copier, at low priority
 			defer close(done)
 			lowerPriority()
-			res, err = safeParse(in, name)
+			res, err = safeParse(in, name, parser.Options{OneThread: true})
 		}()
 		<-done
 	} else {
-		res, err = safeParse(in, name)
+		res, err = safeParse(in, name, parser.Options{})
 	}
 	if c.Tee {
 		ana.Close() // the parser may stop early: let the copier run free
@@ -175,13 +175,15 @@ func (c *DiagnoseCmd) read(env *Env, name string) (input, error) {
 }
 
 // safeParse parses r and turns a panic in the analysis into an error.
-func safeParse(r io.Reader, name string) (res *parser.Result, err error) {
+// Beside a command (run, --tee) the analysis runs at lowered priority on
+// its own thread, and opts keeps all of it there (Options.OneThread).
+func safeParse(r io.Reader, name string, opts parser.Options) (res *parser.Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			res, err = nil, fmt.Errorf("internal error while reading %s: %v", render.Safe(name), p)
 		}
 	}()
-	return parser.Parse(r, name)
+	return parser.ParseWith(r, name, opts)
 }
 
 // unwrapPath drops the *PathError prefix that repeats the file name.

@@ -43,7 +43,7 @@ func (c *RunCmd) Run(env *Env) error {
 	done := make(chan parsed, 1)
 	go func() {
 		lowerPriority()
-		res, err := safeParse(ana, args[0])
+		res, err := safeParse(ana, args[0], parser.Options{OneThread: true})
 		ana.Close() // the parser may stop early (binary output): free the queue
 		done <- parsed{res, err}
 	}()
