@@ -120,8 +120,8 @@ func bucketRank(b []byte) int {
 	return r
 }
 
-// candidates writes to out the offsets in b of the bytes in the set, in
-// order, and returns how many it wrote, how far into b it read (all of b,
+// candidates writes to out the offsets in b that are candidates
+// (candidate), in order, and returns how many it wrote, how far into b it read (all of b,
 // or less when out filled up; with room for fewer than 32 offsets the
 // vector kernel is not used) and how many newlines it read.
 func (p *pivotSet) candidates(b []byte, out []uint32) (n, scanned, newlines int) {
