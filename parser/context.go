@@ -33,7 +33,6 @@ var (
 	reSmiMemory  = lazyRE(`(\d+)MiB\s*/\s*(\d+)MiB`)
 	reSmiGPU     = lazyRE(`^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|`)
 	reSmiProc    = lazyRE(`^\|\s+(\d+)\s+(?:\S+\s+\S+\s+)?(\d+)\s+(C\+G|C|G)\s+(.*?)\s+(\d+|N/A)(?:MiB)?\s*\|`)
-	reSetting    = lazyRE(`(?:^|[\s(,{"'-])(` + strings.Join(settingNames(), "|") + `)["']?\s*[=:]\s*["']?([^,)\s"'}]+)`)
 	// TensorFlow's start-up report of a device: "Found device 0 with
 	// properties:", then its "Total memory: 7.92GiB" and "Free memory:
 	// 190.31MiB" (or "totalMemory: 10.92GiB freeMemory: 10.76GiB")
@@ -96,7 +95,7 @@ func noticeCues() []noticeCue {
 	}
 }
 
-// settingNames are the settings reSetting reads ("max_pixels=768*768",
+// settingNames are the settings settingsIn reads ("max_pixels=768*768",
 // "'torch_dtype': 'float32'"), a longer name before a shorter one it
 // ends in.
 func settingNames() []string {
@@ -115,7 +114,7 @@ func modelKeys() []string {
 }
 
 // assigns reports whether text assigns one of names: the name, an
-// optional quote and spaces, then "=" or ":" — the shape reSetting and
+// optional quote and spaces, then "=" or ":" — the shape settingsIn and
 // reModelFlag need, tested on each "=" and ":" of the line without a
 // regular expression, since most lines that hold a setting's name
 // ("batch" in a frame, "height" in code) assign nothing.
@@ -126,7 +125,7 @@ func assigns(text string, names map[string]bool) bool { return assignsAfter(text
 func assignsKey(text string, names map[string]bool) bool { return assignsAfter(text, names, false) }
 
 // assignsAfter is assigns; strict takes a word to start only where
-// reSetting's does.
+// settingsIn's does.
 func assignsAfter(text string, names map[string]bool, strict bool) bool {
 	for i := 0; i < len(text); i++ {
 		if text[i] != '=' && text[i] != ':' {
@@ -318,9 +317,9 @@ func (c *contextScanner) scan(text string, no int) {
 		}
 	}
 	if assigns(text, c.settings) {
-		for _, m := range reSetting.FindAllStringSubmatch(text, 8) {
-			name := strings.ReplaceAll(m[1], "-", "_")
-			if m[2] == m[1] || m[2] == name {
+		for _, m := range settingsIn(text, c.settings, 8) {
+			name := strings.ReplaceAll(m.name, "-", "_")
+			if m.value == m.name || m.value == name {
 				continue // "dtype=dtype": a variable passed through, not a value
 			}
 			if name == "dtype" && !strings.Contains(text, "from_pretrained") && !strings.Contains(text, "--dtype") && !strings.Contains(text, "LLM(") {
@@ -329,8 +328,8 @@ func (c *contextScanner) scan(text string, no int) {
 			if strings.HasPrefix(name, "XLA_") && !strings.Contains(text, "export ") && !strings.HasPrefix(trim, name) && !strings.Contains(text, "environ") {
 				continue // an environment variable is set by a shell or os.environ, not named in a hint
 			}
-			if c.once("set:"+name+"="+m[2]) && len(c.ctx.Settings) < maxContextFacts {
-				c.ctx.Settings = append(c.ctx.Settings, Setting{Name: name, Value: m[2], Line: no})
+			if c.once("set:"+name+"="+m.value) && len(c.ctx.Settings) < maxContextFacts {
+				c.ctx.Settings = append(c.ctx.Settings, Setting{Name: name, Value: m.value, Line: no})
 			}
 		}
 	}

@@ -54,7 +54,7 @@ func fillTorch(ev *Event, msg string) {
 		// memory", "GCU out of memory"): its own device name
 		ev.Kind, ev.Device = KindCUDA, &Device{Type: strings.ToLower(word)}
 	}
-	if m := reXPULimit.FindStringSubmatch(msg); m != nil {
+	if m := xpuLimitIn(msg); m != nil {
 		// IPEX on Intel Arc: one buffer above the per-allocation cap.
 		ev.Kind, ev.Device = KindXPU, &Device{Type: "xpu"}
 		ev.Hint, ev.MaxAllocationBytes = "allocation-limit", sizeOf(m[1])
@@ -307,4 +307,13 @@ func fillExpandableMap(ev *Event, msg string) {
 	if m[3] != "" {
 		ev.FreeBytes, ev.TotalBytes = sizeOf(m[3]+" bytes"), sizeOf(m[4]+" bytes")
 	}
+}
+
+// xpuLimitIn is reXPULimit's match in msg, looked for only when msg holds
+// its fixed words, so that a CUDA message never compiles it.
+func xpuLimitIn(msg string) []string {
+	if !strings.Contains(msg, "can NOT allocate") {
+		return nil
+	}
+	return reXPULimit.FindStringSubmatch(msg)
 }

@@ -199,7 +199,7 @@ func stripPrefixes(s string) stripped {
 					m = pyLogPrefix.FindStringSubmatch(t)
 				}
 			}
-		case c >= 'A' && c <= 'Z':
+		case c >= 'A' && c <= 'Z' && journalShaped(t):
 			m = journalPrefix.FindStringSubmatch(t)
 		case c == '>':
 			m = []string{"> "}
@@ -310,4 +310,13 @@ func levelWord(s string) bool {
 		}
 	}
 	return false
+}
+
+// journalShaped reports whether t has the fixed bytes of a journal
+// prefix's date, "Mar 11 10:15:33 ": a space after the month, a digit
+// before the time and the time's colons. It spares compiling and running
+// journalPrefix on the many lines that start with a capital letter
+// ("Traceback", "RuntimeError: …") and hold no date.
+func journalShaped(t string) bool {
+	return len(t) > 16 && t[3] == ' ' && isDigit(t[5]) && t[6] == ' ' && t[9] == ':' && t[12] == ':' && t[15] == ' '
 }
