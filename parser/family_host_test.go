@@ -71,6 +71,13 @@ func TestSignalNineExitCodes(t *testing.T) {
 		{"ERROR: error code -11", false},
 		{"subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit status 1.", false},
 		{"exit code -90 from the solver", false},
+		{"Process finished with exit code -9", true},                                         // an IDE's run console
+		{"failed to solve: executor failed running [/bin/sh -c make]: exit code: 137", true}, // BuildKit
+		{"[pod-0] terminated with exit code (137). Reason [Error]. Message:", true},
+		{"exit code: 1370", false},
+		{"error code -9.5 in the fit", false},
+		{"Solving environment: ...working... Killed", true}, // the shell's notice after a progress line
+		{"the job was ... Killed by the scheduler", false},
 		{"Error: llama runner process has terminated: signal: killed", true}, // Go's os/exec (Ollama)
 		{"exec: process exited: signal: killed", true},
 		{"the worker was signal: killed by the user", false},

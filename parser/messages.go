@@ -498,10 +498,14 @@ func runtimeMatchers() []failureMatcher {
 		},
 		{
 			// a process killed by signal 9, in the words of a shell ("Killed",
-			// "zsh: killed", "[1]+ Killed python train.py", "run.sh: line 30:
+			// also after a progress line's "...": "Solving environment:
+			// ...working... Killed"; "zsh: killed", "[1]+ Killed python train.py", "run.sh: line 30:
 			// 23195 Killed", and the same in other languages: "行 30: 23195
 			// 已杀死"), a launcher ("failed (exitcode: -9)",
 			// DeepSpeed's "exits with return code = -9", "exit code 137",
+			// BuildKit's "exit code: 137", a job runner's "terminated with
+			// exit code (137)", a negative status ("Process finished with
+			// exit code -9": a child ended by signal 9),
 			// a Kubernetes container
 			// status's "exitCode: 137" and kubectl describe's "Exit Code:
 			// 137"), Python's subprocess
@@ -515,8 +519,8 @@ func runtimeMatchers() []failureMatcher {
 			// crashed after using all available RAM") or Jupyter ("The
 			// kernel appears to have died")
 			name:    "sigkill",
-			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "exits with return code = -9", "exitCode: 137", "exitCode\": 137", "Exit Code:", "non-zero exit status -9", "<Signals.SIGKILL: 9>", "signal: killed", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "init was OOM-killed", "by the OOM killer", "all available RAM", "result 'oom-kill'", "appears to have died", "exit code 137", "exit status 137", "exited with code 137", "terminated by signal 9", "interrupted by signal 9", "Getötet", "Processus arrêté", "Terminado (killed)", "Ucciso", "Morto", "Убито", "已杀死"},
-			locate:  lazyRE(`(?:^|[\]|%])\s*(?:Killed|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито|已杀死)(?: \(core dumped\)| \(Speicherabzug geschrieben\))?\s*$|(?:^|[\]|%]\s?)\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|(?:line|行|Zeile|ligne|línea|riga|строка) \d+:\s+\d+ (?:Killed|已杀死|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито)(?:\s|$)|\bexit(?:ed with)? (?:code|status) 137\b|\bexitCode"?:\s*137\b|\bExit Code:\s+137\b|(?:terminated|interrupted) by signal 9\b|(?:^|[\]|%]\s?)zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|returned non-zero exit status -9\b|died with <Signals\.SIGKILL: 9>|\b(?:terminated|exited|failed|exit status|process)\b[^:]*: signal: killed\s*$|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|(?:\bkubelet\b.*?)?container init was OOM-killed \(memory limit too low\?\)|has been killed by the OOM killer|Your session crashed after using all available RAM|Failed with result 'oom-kill'|The kernel appears to have died`),
+			anchors: []string{"Killed", "killed", "exitcode: -9", "exitcode  : -9", "exits with return code = -9", "exitCode: 137", "exitCode\": 137", "Exit Code:", "non-zero exit status -9", "<Signals.SIGKILL: 9>", "signal: killed", "Signal 9 (SIGKILL)", "oom-kill event", "oom_kill event", "Out Of Memory", "exceeded memory limit", "memory limit", "OOMKilled", "init was OOM-killed", "by the OOM killer", "all available RAM", "result 'oom-kill'", "appears to have died", "exit code 137", "exit status 137", "exit code: 137", "exit code (137)", "exit code -9", "exit code: -9", "exit code (-9)", "exited with code 137", "terminated by signal 9", "interrupted by signal 9", "Getötet", "Processus arrêté", "Terminado (killed)", "Ucciso", "Morto", "Убито", "已杀死"},
+			locate:  lazyRE(`(?:^|[\]|%]|\.\.\.)\s*(?:Killed|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито|已杀死)(?: \(core dumped\)| \(Speicherabzug geschrieben\))?\s*$|(?:^|[\]|%]\s?)\[\d+\]\s*[+-]?\s+(?:\d+\s+)?(?:killed|Killed)\s+\S|(?:line|行|Zeile|ligne|línea|riga|строка) \d+:\s+\d+ (?:Killed|已杀死|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Убито)(?:\s|$)|\bexit(?:ed with)? (?:code|status):? \(?137\)?(?:[^\w.]|$)|\bexit code:? \(?-9\)?(?:[^\w.]|$)|\bexitCode"?:\s*137\b|\bExit Code:\s+137\b|(?:terminated|interrupted) by signal 9\b|(?:^|[\]|%]\s?)zsh: killed\s|failed \(exitcode: -9\)|exitcode\s*: -9 \(pid|exits with return code = -9|returned non-zero exit status -9\b|died with <Signals\.SIGKILL: 9>|\b(?:terminated|exited|failed|exit status|process)\b[^:]*: signal: killed\s*$|Signal 9 \(SIGKILL\) received|Detected \d+ oom[-_]kill event|task \d+: Out Of Memory|exceeded memory limit \(\d+ > \d+\)|Exceeded (?:job|step) memory limit|\bOOMKilled\b|(?:\bkubelet\b.*?)?container init was OOM-killed \(memory limit too low\?\)|has been killed by the OOM killer|Your session crashed after using all available RAM|Failed with result 'oom-kill'|The kernel appears to have died`),
 			kind:    KindHostKill,
 			fill:    fillSigkill,
 		},
