@@ -80,6 +80,8 @@ func TestSignalNineExitCodes(t *testing.T) {
 		{"the job was ... Killed by the scheduler", false},
 		{"Error: llama runner process has terminated: signal: killed", true}, // Go's os/exec (Ollama)
 		{"exec: process exited: signal: killed", true},
+		{`time=2025-05-16T17:45:16.661+02:00 level=ERROR source=sched.go:478 msg="error loading llama server" error="llama runner process has terminated: signal: killed"`, true}, // Ollama's logfmt quotes the error
+		{`error="llama runner process has terminated: signal: killed by a user"`, false},
 		{"the worker was signal: killed by the user", false},
 		{"Error: llama runner process has terminated: signal: segmentation fault", false},
 	} {
