@@ -75,7 +75,7 @@ func TestSignalNineExitCodes(t *testing.T) {
 		{"failed to solve: executor failed running [/bin/sh -c make]: exit code: 137", true}, // BuildKit
 		{"[pod-0] terminated with exit code (137). Reason [Error]. Message:", true},
 		{"exit code: 1370", false},
-		{"error code -9.5 in the fit", false},
+		{"exit code -9.5 in the fit", false},
 		{"Solving environment: ...working... Killed", true}, // the shell's notice after a progress line
 		{"the job was ... Killed by the scheduler", false},
 		{"Error: llama runner process has terminated: signal: killed", true}, // Go's os/exec (Ollama)
