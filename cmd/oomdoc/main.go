@@ -16,17 +16,12 @@ package main
 
 import (
 	"os"
-	"os/signal"
 	"syscall"
 
 	"golang.org/x/term"
 )
 
 func main() {
-	// A closed downstream pipe must not kill oomdoc mid-report with SIGPIPE;
-	// writes then fail with EPIPE and oomdoc ends quietly. Notify, not
-	// Ignore: an ignored signal would be inherited by `oomdoc run`'s child.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	code := run(os.Args[1:], realEnv())
 	if code < 0 {
 		dieBy(syscall.Signal(-code)) // `run`: end as the command ended
@@ -38,8 +33,8 @@ func main() {
 func realEnv() *Env {
 	return &Env{
 		Stdin:  os.Stdin,
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
+		Stdout: noSIGPIPE(os.Stdout), // a closed pipe is EPIPE, not SIGPIPE
+		Stderr: noSIGPIPE(os.Stderr),
 		Getenv: os.Getenv,
 		IsTerminal: func(f any) bool {
 			file, ok := f.(*os.File)
