@@ -201,7 +201,7 @@ func readLogFacts(res *parser.Result, ev *parser.Event) logFacts {
 // (the no-failure notes). A notice nobody reads is a test failure.
 func noticeReaders() map[string]string {
 	return map[string]string{
-		"nonfatal-oom-retry": "render", "triton-out-of-resources": "render", "tf-bfc-nonfatal": "render", "xla-rematerialization": "render",
+		"nonfatal-oom-retry": "render", "nonfatal-oom-skipped": "render", "triton-out-of-resources": "render", "tf-bfc-nonfatal": "render", "xla-rematerialization": "render",
 		"offloaded-to-cpu": "render", "offloaded-to-disk": "render", "bnb-dispatched-to-cpu": "render", "partially-loaded": "rules",
 		"comfyui": "advice", "use-fast-warning": "advice", "pad-token-id-warning": "advice", "torch-dtype-deprecated": "advice",
 		"eager-attention-fallback": "rules", "gradient-checkpointing-active": "advice", "expandable-segments-unsupported": "advice",

@@ -215,6 +215,16 @@ func (s *scanner) finish() {
 		bfcStats(ev)
 		followingFigures(ev)
 	}
+	skipped := false
+	s.events = slices.DeleteFunc(s.events, func(ev *Event) bool {
+		l, ok := caughtAndSkipped(ev)
+		if ok && !skipped && len(s.res.Context.Notices) < maxContextFacts {
+			// One notice for the first: the rest repeat it.
+			s.res.Context.Notices = append(s.res.Context.Notices, Notice{ID: "nonfatal-oom-skipped", Line: ev.Line, Text: clip(clip(ev.Message, 160)+" → "+l.Text, 300)})
+			skipped = true
+		}
+		return ok
+	})
 	others := slices.ContainsFunc(s.events, func(ev *Event) bool { return ev.Variant != VariantRayWorkerDied })
 	s.events = slices.DeleteFunc(s.events, func(ev *Event) bool { return ev.Variant == VariantRayWorkerDied && (others || crashedOtherwise(ev)) })
 	sort.SliceStable(s.events, func(i, j int) bool { return s.events[i].Line < s.events[j].Line })

@@ -54,6 +54,9 @@ func sameFailure(prev, ev *Event) bool {
 		if ev.Variant == "torch-0.x-thc" || prev.Variant == "torch-0.x-thc" {
 			return true
 		}
+		if echoOf(prev, ev) || echoOf(ev, prev) {
+			return true
+		}
 		if prev.Framework == "ggml" || ev.Framework == "ggml" || prev.Framework == "mlx" {
 			return nearSize(prev.RequestedBytes, ev.RequestedBytes)
 		}
@@ -62,6 +65,17 @@ func sameFailure(prev, ev *Event) bool {
 		return prev.PID == nil || ev.PID == nil || *prev.PID == *ev.PID
 	}
 	return nearSize(prev.RequestedBytes, ev.RequestedBytes)
+}
+
+// echoOf reports whether short repeats part of full's words without any
+// of its figures: an application's headline of the error
+// ("DefaultCPUAllocator: not enough memory") printed a few lines from the
+// error itself ("RuntimeError: [enforce fail at alloc_cpu.cpp:81] data.
+// DefaultCPUAllocator: not enough memory: you tried to allocate 151781376
+// bytes."). It adds nothing, so it is the same failure.
+func echoOf(short, full *Event) bool {
+	return short.RequestedBytes == nil && short.TotalBytes == nil && short.FreeBytes == nil &&
+		len(short.Message) < len(full.Message) && strings.Contains(full.Message, short.Message)
 }
 
 // seRetry reports whether ev is StreamExecutor retrying prev's refused

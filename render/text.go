@@ -432,6 +432,8 @@ func (t *textWriter) notices(rep advice.Report) {
 		switch n.ID {
 		case "nonfatal-oom-retry", "triton-out-of-resources", "tf-bfc-nonfatal", "xla-rematerialization":
 			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d is a non-fatal memory warning, not a failure: ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 160))))
+		case "nonfatal-oom-skipped":
+			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d is an out-of-memory error the program caught: it skipped that batch and went on: ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 240)))+". If such batches recur, the largest batches (longest sequences) are the ones that do not fit.")
 		case "possible-host-kill":
 			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d names the kernel's OOM killer as only one possible cause of a worker's death: ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 160)))+"; `dmesg -T | grep -i kill` on that node, or Ray's raylet log (\"killed due to memory pressure\"), says whether it was.")
 		case "offloaded-to-cpu", "offloaded-to-disk", "bnb-dispatched-to-cpu", "partially-loaded":
