@@ -127,6 +127,9 @@ func imbalanceFixes(c *fixContext) []Fix {
 }
 
 func workspaceFixes(c *fixContext) []Fix {
+	if c.f != nil && c.f.Ev.Variant == "flashinfer-workspace" {
+		return flashInferWorkspaceFixes()
+	}
 	var fs []Fix
 	if c.f != nil && (c.f.Ev.Framework == "tensorflow" || c.f.Ev.Kind == parser.KindTF) {
 		// TensorFlow's BFC allocator takes nearly the whole device at
@@ -153,6 +156,25 @@ func workspaceFixes(c *fixContext) []Fix {
 		Snippet: "free, total = torch.cuda.mem_get_info(); print(f\"free {free/2**30:.2f} GiB of {total/2**30:.2f} GiB\")",
 		Caveat:  "None.",
 	}}...)
+}
+
+// flashInferWorkspaceFixes are the changes for FlashInfer's fixed
+// workspace overflowing: a larger workspace, or fewer sequences per step
+// sharing it. Freeing the device is no fix: the device did not run out.
+func flashInferWorkspaceFixes() []Fix {
+	return []Fix{{
+		ID:      "raise-flashinfer-workspace",
+		Title:   "Give FlashInfer a larger workspace buffer",
+		Why:     "FlashInfer takes its kernels' temporaries from one fixed buffer (vLLM's default is 394 MiB, 413,138,944 bytes); this step needed more of it than was left.",
+		Snippet: "# vLLM reads the size in bytes when it starts (1 GiB here):\nexport VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE=$((1024*1024*1024))",
+		Caveat:  "The larger buffer comes out of the memory vLLM leaves for the KV cache.",
+	}, {
+		ID:      "fewer-seqs-per-step",
+		Title:   "Schedule fewer sequences per step",
+		Why:     "The workspace's temporaries grow with the sequences (and prefill tokens) one step runs; fewer of them fit the workspace as it is.",
+		Snippet: "vllm serve MODEL --max-num-seqs 256 --max-num-batched-tokens 8192",
+		Caveat:  "Lower throughput under load.",
+	}}
 }
 
 func allocationLimitFixes(c *fixContext) []Fix {

@@ -165,6 +165,7 @@ func everyFixForm(culprit string) []Fix {
 		{Kind: parser.KindCUDA, Framework: "vllm"},
 		{Kind: parser.KindCUDA, Framework: "comfyui"},
 		{Kind: parser.KindMPS, Framework: "mlx"},
+		{Kind: parser.KindGeneric, Framework: "flashinfer", Variant: "flashinfer-workspace"},
 	}
 	cat := models.Load()
 	var out []Fix

@@ -25,6 +25,11 @@ var (
 	// largest free block: 8,713,184 B)" (Tenstorrent tt-metal)
 	reTTAlloc = lazyRE(`Not enough space to allocate ([\d,]+ ?B) (\w+)`)
 	reTTField = lazyRE(`(allocated|free|largest free block): ([\d,]+ ?B)\b`)
+	// "Buffer overflow when allocating memory for batch_prefill_tmp_v with
+	// size 536346624 and alignment 16, but only 413138944 bytes available
+	// in AlignedAllocator. Increase the workspace buffer size." (FlashInfer's
+	// workspace allocator, under vLLM and SGLang; printed over four lines)
+	reFlashInfer = lazyRE(`Buffer overflow when allocating memory for (\S+)\s+with size (\d+) and alignment \d+,\s*but only (\d+) bytes available`)
 	// "[MPSNDArray initWithDevice:descriptor:] Error: total bytes of NDArray > 2**32"
 	reMPSNDArray = lazyRE(`total bytes of NDArray > 2\*\*(\d+)`)
 	// "Current platform can NOT allocate memory block with size larger than 4GB!" (IPEX)
@@ -246,6 +251,25 @@ func nativeMatchers() []failureMatcher {
 				}
 				if strings.Contains(msg, "exceeds device memory allocation limit") {
 					ev.Hint = "allocation-limit"
+				}
+			},
+		},
+		{
+			// FlashInfer's fixed workspace (vLLM's and SGLang's attention
+			// backend) cannot hold a kernel's temporary buffer: the
+			// workspace, not the device, is full.
+			name:    "flashinfer-workspace",
+			anchors: []string{"Buffer overflow when allocating memory for"},
+			locate:  lazyRE(`Buffer overflow when allocating memory for`),
+			kind:    KindGeneric,
+			more: func(msg string) bool {
+				return !strings.Contains(msg, "workspace buffer size") && len(msg) < 600
+			},
+			cont: func(next string) bool { return strings.HasPrefix(next, " ") || strings.HasPrefix(next, "Increase") },
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "flashinfer", &Device{Type: "cuda"}, "flashinfer-workspace"
+				if m := reFlashInfer.FindStringSubmatch(msg); m != nil {
+					requestOf(ev, m[2])
 				}
 			},
 		},

@@ -82,6 +82,16 @@ func checkLibraryWorkspace(f *Facts) *Finding {
 				return fd
 			}
 		}
+		if ev.Variant == "flashinfer-workspace" {
+			// The workspace is a buffer of fixed size, allocated once: the
+			// device may have room to spare.
+			fd.fire(libWorkspaceNamed)
+			fd.Title = "FlashInfer's fixed workspace buffer is too small for this step"
+			fd.Explanation = "FlashInfer, the attention backend under vLLM and SGLang, carves its kernels' temporaries out of one workspace buffer of fixed size, allocated once. A step with more sequences (or longer prefills) than it was sized for overflows it; device memory is not what ran out, so freeing the device does not help."
+			fd.Decide = "the workspace's size (vLLM: VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE, 394 MiB by default) against the batch the step ran (--max-num-seqs, --max-num-batched-tokens)"
+			fd.Evidence = append(fd.Evidence, f.EventLine())
+			return fd
+		}
 		if parser.CueWorkspace().Matches(ev.Message) {
 			fd.fire(libWorkspaceNamed)
 			fd.Title = "A library workspace allocation failed"
