@@ -14,17 +14,26 @@ func skipWords() []string {
 	return []string{"skipping batch", "skipping this batch", "skipping the batch", "skip this batch", "skipping step", "skipping this step", "skipping iteration"}
 }
 
-// caughtAndSkipped returns the line that says ev's failure was caught and
-// its batch skipped: one of the first caughtWindow lines after the
-// failure, naming memory ("out of memory", "OOM") and a skip, or saying
-// nothing but the skip ("Skipping batch" under fairseq's "| WARNING: ran
-// out of memory with exception: CUDA out of memory. …"). The program
-// went on, so the failure is a notice, not the crash; a later failure that
-// ends the run is an event of its own.
+// retryWords are the words of a runtime that caught a failed allocation
+// and tries again another way: llama.cpp's "sched_reserve: compute buffer
+// allocation failed, retrying without pipeline parallelism".
+func retryWords() []string {
+	return []string{"retrying without", "retrying with"}
+}
+
+// caughtAndWentOn returns the line that says ev's failure was caught and
+// the program went on, and the notice that line makes: one of the first
+// caughtWindow lines after the failure that names memory ("out of
+// memory", "OOM") and a skip, or says nothing but the skip ("Skipping
+// batch" under fairseq's "| WARNING: ran out of memory with exception:
+// CUDA out of memory. …"), is nonfatal-oom-skipped; one that names an
+// allocation and a retry is nonfatal-oom-retry. Such a failure is a
+// notice, not the crash; a later failure that ends the run is an event of
+// its own.
 //
 // Example: "| WARNING: ran out of memory on GPU #2, skipping batch" right
 // after fairseq's THCudaCheck FAIL … out of memory.
-func caughtAndSkipped(ev *Event) (Span, bool) {
+func caughtAndWentOn(ev *Event) (Span, string, bool) {
 	for k, l := range ev.Following {
 		if k == caughtWindow {
 			break
@@ -33,9 +42,16 @@ func caughtAndSkipped(ev *Event) (Span, bool) {
 		memory := strings.Contains(low, "memory") || HasWord(low, []string{"oom"})
 		for _, w := range skipWords() {
 			if memory && strings.Contains(low, w) || strings.HasPrefix(low, w) {
-				return l, true
+				return l, "nonfatal-oom-skipped", true
+			}
+		}
+		if memory || strings.Contains(low, "alloc") {
+			for _, w := range retryWords() {
+				if strings.Contains(low, w) {
+					return l, "nonfatal-oom-retry", true
+				}
 			}
 		}
 	}
-	return Span{}, false
+	return Span{}, "", false
 }

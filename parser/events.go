@@ -62,6 +62,7 @@ func (s *scanner) close(stream string) {
 			s.scanRing(ev.Line)
 		}
 		mergeInto(prev, ev)
+		s.continueFollowing(prev)
 		return
 	}
 	if len(s.events) >= MaxEvents {
@@ -174,6 +175,7 @@ func (s *scanner) add(ev *Event) {
 		prev := s.events[k]
 		if sameFailure(prev, ev) {
 			mergeInto(prev, ev)
+			s.continueFollowing(prev)
 			return
 		}
 		if bfcAnnounces(prev, ev) {
@@ -215,13 +217,13 @@ func (s *scanner) finish() {
 		bfcStats(ev)
 		followingFigures(ev)
 	}
-	skipped := false
+	noted := map[string]bool{}
 	s.events = slices.DeleteFunc(s.events, func(ev *Event) bool {
-		l, ok := caughtAndSkipped(ev)
-		if ok && !skipped && len(s.res.Context.Notices) < maxContextFacts {
-			// One notice for the first: the rest repeat it.
-			s.res.Context.Notices = append(s.res.Context.Notices, Notice{ID: "nonfatal-oom-skipped", Line: ev.Line, Text: clip(clip(ev.Message, 160)+" → "+l.Text, 300)})
-			skipped = true
+		l, id, ok := caughtAndWentOn(ev)
+		if ok && !noted[id] && len(s.res.Context.Notices) < maxContextFacts {
+			// One notice for the first of each: the rest repeat it.
+			s.res.Context.Notices = append(s.res.Context.Notices, Notice{ID: id, Line: ev.Line, Text: clip(clip(ev.Message, 160)+" → "+l.Text, 300)})
+			noted[id] = true
 		}
 		return ok
 	})

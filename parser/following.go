@@ -62,3 +62,13 @@ func (s *scanner) resumeFollowing(prev, ev *Event) {
 	}
 	s.followEv, s.follow = prev, followingKept
 }
+
+// continueFollowing gives the quote back to prev when the failure that
+// stopped it was merged into prev as its repeat (ggml's next line of the
+// same allocation, a wrapper's re-raise): the lines after the repeat
+// follow prev's failure.
+func (s *scanner) continueFollowing(prev *Event) {
+	if len(prev.Following) < followingKept {
+		s.followEv, s.follow = prev, followingKept
+	}
+}

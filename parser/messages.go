@@ -182,7 +182,12 @@ func frameworkMatchers() []failureMatcher {
 			name:    "tensorflow",
 			anchors: []string{"OOM when allocating", "ran out of memory trying to allocate", "Ran out of memory trying to allocate"},
 			locate:  lazyRE(`OOM when allocating|Allocator \(\w+\) ran out of memory trying to allocate \S+ \(rounded|Ran out of memory trying`),
-			kind:    KindTF,
+			// "Ran out of memory trying to allocate 1.24GiB. The caller
+			// indicates that this is not a failure, but may mean that there
+			// could be performance gains if more memory is available." (the
+			// BFC allocator, for a request its caller falls back from)
+			not:  lazyRE(`The caller indicates that this is not a failure`),
+			kind: KindTF,
 			// graph mode names the op on the next line: "\t [[{{node model/conv2d/Conv2D}}]]"
 			// (a wrap can cut that node line too: it is read to its "]]")
 			more: func(msg string) bool {

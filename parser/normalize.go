@@ -175,7 +175,9 @@ func stripPrefixes(s string) stripped {
 				}
 			}
 		case c >= '0' && c <= '9':
-			if !isDateAt(t) {
+			if n := ggmlLogPrefix(t); n > 0 {
+				m = []string{t[:n]}
+			} else if !isDateAt(t) {
 				if m = clockPrefix.FindStringSubmatch(t); m == nil {
 					if m = srunPrefix.FindStringSubmatch(t); m != nil {
 						out.setRank(m[1], m[0])
@@ -295,6 +297,37 @@ func (s *stripped) setRank(num, prefix string) {
 		s.rank = &n
 	}
 	s.stream += prefix
+}
+
+// ggmlLogPrefix returns the length of llama.cpp's log prefix at the start
+// of t — minutes.seconds.milliseconds.microseconds since start, then the
+// level letter: "1.06.520.077 E ggml_backend_cuda_buffer_type_alloc_buffer:
+// …" — or 0. Read by hand: it is tried on every line that starts with a
+// digit.
+func ggmlLogPrefix(t string) int {
+	i := 0
+	for i < len(t) && i < 6 && isDigit(t[i]) {
+		i++
+	}
+	if i == 0 {
+		return 0
+	}
+	for _, w := range []int{2, 3, 3} {
+		if i >= len(t) || t[i] != '.' {
+			return 0
+		}
+		i++
+		for k := 0; k < w; k++ {
+			if i >= len(t) || !isDigit(t[i]) {
+				return 0
+			}
+			i++
+		}
+	}
+	if i+3 > len(t) || t[i] != ' ' || !strings.ContainsRune("DIWE", rune(t[i+1])) || t[i+2] != ' ' {
+		return 0
+	}
+	return i + 3
 }
 
 // isDateAt reports whether s starts with a date "2024-06-17".

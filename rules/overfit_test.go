@@ -127,7 +127,6 @@ func TestNoFixtureSpecificCues(t *testing.T) {
 func generalCues() map[string]string {
 	return map[string]string{
 		"Loading pipeline components": "diffusers prints this bar whenever it loads any pipeline",
-		"pipeline":                    "transformers' and diffusers' pipeline() entry points",
 		"compute_loss":                "Hugging Face Trainer.compute_loss",
 		"demo":                        "the usual name of a model repository's inference script",
 		"infer(":                      "the usual name of an inference entry point",
