@@ -40,6 +40,10 @@ const (
 	// VariantRayWorkerDied is a Ray worker's death whose possible causes
 	// Ray lists, the OOM killer first: a possible host kill only.
 	VariantRayWorkerDied = "ray-worker-died"
+	// VariantContextCreate is the driver failing to create a CUDA context
+	// for lack of memory ("failed call to cuDevicePrimaryCtxRetain:
+	// CUDA_ERROR_OUT_OF_MEMORY"): before the process held anything there.
+	VariantContextCreate = "cuda-context-create"
 	// VariantMLXMemoryLimit is MLX's Metal allocator refusing past its
 	// memory limit ("[malloc_or_wait] Unable to allocate N bytes.").
 	VariantMLXMemoryLimit = "mlx-memory-limit"

@@ -13,7 +13,10 @@ var (
 	reExpandableMap = lazyRE(`expandable_segments: memory mapping failed with OOM on device (\d+) while trying to map (\d+) bytes(?: \(free: (\d+), total: (\d+)\))?`)
 	// StreamExecutor's "failed to alloc 1433389056 bytes unified memory",
 	// "failed to alloc 67108864 bytes on host"
-	reSEAlloc      = lazyRE(`failed to alloc (\d+) bytes(?: unified memory)?( on host)?`)
+	reSEAlloc = lazyRE(`failed to alloc (\d+) bytes(?: unified memory)?( on host)?`)
+	// "…; total memory reported: 11523260416" (StreamExecutor, after a
+	// driver call failed)
+	reSETotal      = lazyRE(`total memory reported: (\d+)`)
 	reAllocEnvHint = lazyRE(`(PYTORCH_(?:CUDA_|HIP_|MUSA_)?ALLOC_CONF)=expandable_segments`)
 	reMPS          = lazyRE(`MPS allocated: ` + size + `, other allocations: ` + size + `(?:, max allowed: ` + size + `)?\)\.?\s*Tried to allocate ` + size + `(?: on (private|shared) pool)?`)
 )

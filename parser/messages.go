@@ -393,8 +393,10 @@ func runtimeMatchers() []failureMatcher {
 			// "failed to alloc 1433389056 bytes unified memory; result:
 			// CUDA_ERROR_OUT_OF_MEMORY: out of memory", "failed to alloc
 			// 67108864 bytes on host: CUDA_ERROR_OUT_OF_MEMORY" (pinned host
-			// memory)
-			locate: lazyRE(`(?:failed to alloc \d+ bytes[^;:]*[;:] (?:result: )?)?(?:CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation)|(?:CUDA|HIP) (?:runtime |driver )?error: out of memory|(?:CUDA|HIP|cuda) failed with error out of memory`),
+			// memory); the driver call that creates the context: "failed
+			// call to cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY:
+			// out of memory; total memory reported: 11523260416"
+			locate: lazyRE(`(?:failed to alloc \d+ bytes[^;:]*[;:] (?:result: )?|failed call to cu\w+: )?(?:CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation)|(?:CUDA|HIP) (?:runtime |driver )?error: out of memory|(?:CUDA|HIP|cuda) failed with error out of memory`),
 			kind:   KindCUDARuntime,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cuda"}
@@ -408,6 +410,14 @@ func runtimeMatchers() []failureMatcher {
 						// pinned host memory: host RAM's failure
 						ev.Kind, ev.Device = KindCPU, &Device{Type: "cpu"}
 					}
+				}
+				if strings.HasPrefix(msg, "failed call to cuDevicePrimaryCtxRetain") || strings.HasPrefix(msg, "failed call to cuCtxCreate") {
+					// No context, so nothing of this process's is on the
+					// device yet.
+					ev.Variant = VariantContextCreate
+				}
+				if m := reSETotal.FindStringSubmatch(msg); m != nil {
+					ev.TotalBytes = int64p(m[1])
 				}
 				if strings.Contains(msg, "failed with error out of memory") {
 					// CTranslate2's CUDA check (faster-whisper, and other

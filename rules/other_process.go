@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,7 @@ const (
 	otherSMI         = "other-process/nvidia-smi-processes"
 	otherRankNonPyT  = "other-process/multi-rank-overhead"
 	otherBeforeStart = "other-process/held-before-start"
+	otherNoContext   = "other-process/no-room-for-context"
 )
 
 // otherProcess: memory held outside this process's PyTorch allocator —
@@ -46,6 +48,7 @@ func otherProcess() Culprit {
 			{Name: otherUnexplain, Strength: PriorSignal, Start: -0.5, Doc: "the device is full and the message does not say who holds it"},
 			{Name: otherSMI, Strength: EvidenceSignal, Start: 1.5, Doc: "nvidia-smi lists several processes using the device"},
 			{Name: otherBeforeStart, Strength: EvidenceSignal, Start: 3.0, Doc: "the framework's start-up report found a third of the device or more already in use, before it allocated anything"},
+			{Name: otherNoContext, Strength: EvidenceSignal, Start: 2.0, Doc: "the driver could not create the process's CUDA context for lack of memory: the device was full before the process held anything on it (one process, no ranks)"},
 		},
 		WouldDecide: "who holds the device at the moment of the failure",
 		Capture:     "run nvidia-smi (or torch.cuda.list_gpu_processes()) right before the failing step",
@@ -72,6 +75,18 @@ func checkOtherProcess(f *Facts) *Finding {
 		fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("at start-up %s free of %s: %s held before this process allocated anything (%s)", size(*g.TotalBytes-*g.UsedBytes), size(*g.TotalBytes), size(*g.UsedBytes), pct(*g.UsedBytes, *g.TotalBytes)))
 		fd.Evidence = append(fd.Evidence, Evidence{Input: f.Input, Line: g.Line, Text: "TensorFlow's start-up report: " + size(*g.TotalBytes-*g.UsedBytes) + " free of " + size(*g.TotalBytes)}, f.EventLine())
 		fd.Decide = "which process holds the device: nvidia-smi before the program starts"
+		return fd
+	}
+	if ev.Variant == parser.VariantContextCreate && ev.Rank == nil && !slices.ContainsFunc(f.Others, func(o parser.Event) bool { return o.Rank != nil }) {
+		// A context takes a few hundred MiB; the driver found none for
+		// it, before this process had allocated anything. In a job of
+		// several ranks it would more likely be the other ranks'
+		// contexts on one device.
+		fd.fire(otherNoContext)
+		fd.Title = "The device was full before the program allocated anything"
+		fd.Explanation = "The CUDA driver could not even create this process's context (a few hundred MiB) for lack of memory: whatever holds the device was there before the program placed anything on it — another process, a notebook kernel, a job that did not exit — or the device is in exclusive-process mode and taken."
+		fd.Decide = "which process holds the device: nvidia-smi before the program starts"
+		fd.Evidence = append(fd.Evidence, f.EventLine())
 		return fd
 	}
 	if e, ok := f.xlaOutsidePool(); ok {

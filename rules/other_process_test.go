@@ -1,0 +1,27 @@
+package rules
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestNoRoomForContext: the driver refusing to create a process's CUDA
+// context for lack of memory means the device was full before the process
+// held anything — in a job of one process; with ranks, the other ranks'
+// contexts are as likely, and the signal stays silent.
+func TestNoRoomForContext(t *testing.T) {
+	const fail = "2019-07-11 12:42:11.226602: W tensorflow/compiler/xla/service/platform_util.cc:240] unable to create StreamExecutor for CUDA:0: failed initializing StreamExecutor for CUDA device ordinal 0: Internal: failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY: out of memory; total memory reported: 11523260416\n"
+	for _, tc := range []struct {
+		name, log string
+		want      bool
+	}{
+		{"one process", fail, true},
+		{"a rank of a job", "[rank1]: " + fail, false},
+		{"an allocation, not the context", "2019-07-11 12:42:11.226602: E tensorflow/stream_executor/cuda/cuda_driver.cc:806] failed to allocate 3.87G (4156749824 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n", false},
+	} {
+		fd := checkOtherProcess(factsOf(t, tc.log))
+		if got := fd != nil && slices.Contains(fd.Signals, otherNoContext); got != tc.want {
+			t.Errorf("%s: %s fired %v, want %v", tc.name, otherNoContext, got, tc.want)
+		}
+	}
+}
