@@ -130,6 +130,15 @@ func workspaceFixes(c *fixContext) []Fix {
 	if c.f != nil && c.f.Ev.Variant == "flashinfer-workspace" {
 		return flashInferWorkspaceFixes()
 	}
+	if c.f != nil && c.f.Ev.Variant == "deepspeed-inference-workspace" {
+		return []Fix{{
+			ID:      "room-for-deepspeed-workspace",
+			Title:   "Leave DeepSpeed's inference workspace room after the weights",
+			Why:     "DeepSpeed's inference kernels size their workspace from what is free once the model is placed, and need at least 100 MiB (500 MiB when more than a GiB is free) to start.",
+			Snippet: "# a smaller or half-precision model, or nothing else on the device; or run without DeepSpeed's kernels:\nmodel = deepspeed.init_inference(model, dtype=torch.float16, replace_with_kernel_inject=False)",
+			Caveat:  "Without its kernels DeepSpeed inference is slower.",
+		}}
+	}
 	var fs []Fix
 	if c.f != nil && (c.f.Ev.Framework == "tensorflow" || c.f.Ev.Kind == parser.KindTF) {
 		// TensorFlow's BFC allocator takes nearly the whole device at

@@ -166,6 +166,7 @@ func everyFixForm(culprit string) []Fix {
 		{Kind: parser.KindCUDA, Framework: "comfyui"},
 		{Kind: parser.KindMPS, Framework: "mlx"},
 		{Kind: parser.KindGeneric, Framework: "flashinfer", Variant: "flashinfer-workspace"},
+		{Kind: parser.KindGeneric, Framework: "deepspeed", Variant: "deepspeed-inference-workspace"},
 	}
 	cat := models.Load()
 	var out []Fix

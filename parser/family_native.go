@@ -274,6 +274,21 @@ func nativeMatchers() []failureMatcher {
 			},
 		},
 		{
+			// DeepSpeed inference's workspace check, raised when the memory
+			// free after the weights is under the workspace's minimum:
+			// "RuntimeError: Workspace can't be allocated, no enough
+			// memory." (It prints "Requested:\t…\nFree:\t…\nTotal:\t…"
+			// first; anchoring those lines would cost the prefilter a pass
+			// of its own, so a paste cut before the error is not read.)
+			name:    "deepspeed-inference-workspace",
+			anchors: []string{"no enough memory"},
+			locate:  lazyRE(`Workspace can't be allocated, no enough memory`),
+			kind:    KindGeneric,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "deepspeed", &Device{Type: "cuda"}, "deepspeed-inference-workspace"
+			},
+		},
+		{
 			name:    "tt-metal",
 			anchors: []string{"Not enough space to allocate"},
 			locate:  lazyRE(`(?:TT_FATAL: )?(?:Out of Memory: )?Not enough space to allocate`),

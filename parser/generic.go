@@ -46,10 +46,12 @@ var genericRes = sync.OnceValue(func() *genericPatterns {
 		// "failed to allocate", "cannot allocate", "allocation of 2 GB failed",
 		// "Failed to cudaMalloc" (Faiss), OpenCL's "Memory Object Allocation
 		// Failure" (Boost.Compute's what()),
-		// "not enough memory", "insufficient device memory", "OOM", and the
+		// "not enough memory" (DeepSpeed's "no enough memory"),
+		// "insufficient device memory", MIOpen's "Memory
+		// not available to allocate buffer: 528515072", "OOM", and the
 		// same in Chinese (显存不足 "GPU memory insufficient", 内存溢出
 		// "memory overflow"), Japanese (メモリ不足) and Korean (메모리 부족)
-		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _](?:and (?:shared )?(?:host|system) )?)?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|memory object allocation failure|\bfailed to (?:cuda|hip)malloc\w*|enough memory resources|\be_outofmemory\b|\bbad_alloc\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:资源|資源)?(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
+		reGenericWords: lazyRE(`(?i)out[ _]?of[ _]?(?:(?:device|gpu|host|system|video|shared|cuda|vram|dram|hbm|gtt)[ _](?:and (?:shared )?(?:host|system) )?)?memory|resource[ _]?exhausted|(?:failed|unable|cannot|can ?not|could ?not|couldn't|can't) (?:to )?allocate|(?:memory )?allocation (?:of [^,;]{1,40} )?(?:has )?failed|not? enough (?:\w+ )?(?:memory|vram|ram)\b|insufficient (?:\w+ )?(?:memory|vram|ram)\b|(?:ran|run|running) out of (?:\w+ )?(?:memory|vram)|memory exhausted|memory not available to allocate|(?:could ?not|cannot|can't) be allocated|mem_object_allocation_failure|memory object allocation failure|\bfailed to (?:cuda|hip)malloc\w*|enough memory resources|\be_outofmemory\b|\bbad_alloc\b|\boom\b|(?:显存|内存|記憶體|顯存)(?:资源|資源)?(?:不足|不够|溢出|耗尽|用完)|メモリ(?:が)?不足|メモリー不足|메모리(?: 가)? ?부족`),
 		// numeric statuses, read when no words say it: cudaErrorMemoryAllocation and
 		// CUDA_ERROR_OUT_OF_MEMORY are 2, hipErrorOutOfMemory 2,
 		// VK_ERROR_OUT_OF_DEVICE_MEMORY -2, a driver call's "res=2"

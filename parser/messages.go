@@ -565,11 +565,13 @@ func reshapedMatchers() []failureMatcher {
 	return []failureMatcher{
 		{
 			// the message retyped or re-cased by hand: "cuda out of memory. tried
-			// to allocate 20.00 mib (gpu 0; 4.00 gib total capacity; …)"
+			// to allocate 20.00 mib (gpu 0; 4.00 gib total capacity; …)",
+			// "cuda out of memory, tried to allocate 50MiB(GPU 0; 1.96GiB
+			// totalcapacity;…"
 			name:    "torch-allocator-retyped",
 			closes:  true,
 			anchors: []string{"tried to allocate", "TRIED TO ALLOCATE", "Tried To Allocate", "triedtoallocate"},
-			locate:  lazyRE(`(?i)\b\w+ ?out ?of ?memory\.? ?tried ?to ?allocate`),
+			locate:  lazyRE(`(?i)\b\w+ ?out ?of ?memory[.,;:]? ?tried ?to ?allocate`),
 			more:    func(msg string) bool { return torchMore(canonTorch(msg)) },
 			fill: func(ev *Event, msg string) {
 				fillTorch(ev, canonTorch(msg))

@@ -21,6 +21,7 @@ func TestReshapedMessages(t *testing.T) {
 		{"continuation without the rank prefix", "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 24.00 GiB of which 1.00 GiB is free.\nOf the allocated memory 21.00 GiB is allocated by PyTorch, and 300.00 MiB is reserved by PyTorch but unallocated.\n", 2 << 30, 24 << 30, false},
 		{"backslash continuation", "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 24.00 GiB total \\\ncapacity; 21.00 GiB already allocated; 10.00 MiB free; 22.00 GiB reserved in total by PyTorch)\n", 2 << 30, 24 << 30, false},
 		{"retyped by hand", "runtimeerror: cuda out of memory. tried to allocate 20.00 mib gpu 0; 4.00 gib total capacity; 3.10 gib already allocated; 1.50 mib free; 3.20 gib reserved in total by pytorch\n", 20 << 20, 4 << 30, false},
+		{"retyped with a comma, spaces lost", "cuda out of memory, tried to allocate 50MiB(GPU 0; 1.96GiB totalcapacity;1.33GiB already allocated; 43.5MiB free;1.36 GiB reserved in total by Pytorch)\n", 50 << 20, 2104533975, false},
 		{"cut before the last clause", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 24.00 GiB of which 1.00 GiB is free.\n", 2 << 30, 24 << 30, true},
 		{"the sentence alone", "RuntimeError: CUDA out of memory.\n", 0, 0, true},
 	} {

@@ -92,6 +92,16 @@ func checkLibraryWorkspace(f *Facts) *Finding {
 			fd.Evidence = append(fd.Evidence, f.EventLine())
 			return fd
 		}
+		if ev.Variant == "deepspeed-inference-workspace" {
+			// DeepSpeed sizes its inference workspace from what is free
+			// after the weights, and wants at least 100 MiB (500 MiB
+			// when more than a GiB is free) to start.
+			fd.fire(libWorkspaceNamed)
+			fd.Title = "DeepSpeed's inference workspace found too little free memory"
+			fd.Explanation = "DeepSpeed's inference kernels allocate one workspace (activations and the KV cache) from the memory left after the weights, and refuse to start below a minimum. What holds the device is the model and whatever else is on it; a smaller or quantized model, or running without DeepSpeed's kernels, leaves the room."
+			fd.Evidence = append(fd.Evidence, f.EventLine())
+			return fd
+		}
 		if parser.CueWorkspace().Matches(ev.Message) {
 			fd.fire(libWorkspaceNamed)
 			fd.Title = "A library workspace allocation failed"
