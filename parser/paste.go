@@ -65,8 +65,16 @@ func messageWords() []string {
 }
 
 // splitWord reports whether the last word of prev and the first word of
-// next are the two halves of one message word.
+// next are the two halves of one message word, or of one figure: a wrap
+// that cut "40.30 GiB" after its first digit ("… Of the allocated memory
+// 4" / "0.30 GiB is allocated by PyTorch") — a figure's digits are never
+// followed by a space and more digits, and the second half must end in a
+// unit.
 func splitWord(prev, next string) bool {
+	if prev != "" && next != "" && isDigit(prev[len(prev)-1]) && (isDigit(next[0]) || next[0] == '.') {
+		t := sizeTextAt(next)
+		return t != "" && isLetter(t[len(t)-1]) // a unit after the digits
+	}
 	if prev == "" || next == "" || !isLetter(prev[len(prev)-1]) || !isLetter(next[0]) {
 		return false
 	}

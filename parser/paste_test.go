@@ -54,6 +54,10 @@ func TestSplitWord(t *testing.T) {
 		{"2.00 Gi", "B. GPU 0", true},
 		{"GPU 0 has a total", "capacity of", false},
 		{"the model", "is loaded", false},
+		{"Of the allocated memory 4", "0.30 GiB is allocated by PyTorch", true},
+		{"Of the allocated memory 4", ".30 GiB is allocated", true},
+		{"step 4", "2 of 10", false},
+		{"epoch 4", "0.30 loss", false},
 	} {
 		if got := splitWord(tc.prev, tc.next); got != tc.want {
 			t.Errorf("splitWord(%q, %q) = %v, want %v", tc.prev, tc.next, got, tc.want)
