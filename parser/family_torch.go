@@ -174,6 +174,13 @@ func reservedAtEnd(msg string) bool {
 // at least everything PyTorch reserved, it is this process.
 func adoptSelfProcess(ev *Event) {
 	if ev.ReservedBytes == nil && ev.AllocatedBytes == nil {
+		// Cut before PyTorch's own figures ("Process 2116 has 10.95 GiB
+		// memory in use. Of th"): the process list ended without a
+		// this-process clause, so a list of one is this process.
+		if len(ev.OtherProcesses) == 1 && strings.Contains(ev.Message, "memory in use. Of") {
+			ev.ProcessInUseBytes = ev.OtherProcesses[0].Bytes
+			ev.OtherProcesses = ev.OtherProcesses[:0]
+		}
 		return
 	}
 	floor := int64(0)

@@ -40,3 +40,30 @@ func TestTorchRetypedTotal(t *testing.T) {
 		t.Errorf("device %+v, total %v, free %v", ev.Device, ev.TotalBytes, ev.FreeBytes)
 	}
 }
+
+// TestSelfListedAsProcessN: inside a container PyTorch lists its own
+// process as "Process N has …" (NVML's PIDs are the host's). A list of
+// one, ended without a this-process clause, is this process even when the
+// message is cut before PyTorch's own figures; a list cut before it ended,
+// or of two, is not decided.
+func TestSelfListedAsProcessN(t *testing.T) {
+	const head = "OutOfMemoryError: CUDA out of memory. Tried to allocate 9.47 GiB. GPU 0 has a total capacity of 14.75 GiB of which 3.78 GiB is free. "
+	for _, tc := range []struct {
+		tail   string
+		self   bool
+		others int
+	}{
+		{"Process 2116 has 10.95 GiB memory in use. Of th\n", true, 0},
+		{"Process 2116 has 10.95 GiB memory in use.\n", false, 1},
+		{"Process 2116 has 10.95 GiB memory in use. Process 2117 has 1.00 GiB memory in use. Of th\n", false, 2},
+	} {
+		res, err := Parse(strings.NewReader(head+tc.tail), "in.log")
+		if err != nil || len(res.Events) != 1 {
+			t.Fatalf("%v, %d events", err, len(res.Events))
+		}
+		ev := res.Events[0]
+		if self := ev.ProcessInUseBytes != nil && *ev.ProcessInUseBytes == 11757472973; self != tc.self || len(ev.OtherProcesses) != tc.others {
+			t.Errorf("%q: this process %v (%v), %d others; want %v, %d", tc.tail, self, ev.ProcessInUseBytes, len(ev.OtherProcesses), tc.self, tc.others)
+		}
+	}
+}
