@@ -42,9 +42,12 @@ const (
 	logitsBigInference = "logits-upcast/big-inference-buffer"
 )
 
-// logitsCue holds the words that point at full-vocabulary logits or the loss over them.
+// logitsCue holds the words that point at full-vocabulary logits or the
+// loss over them; accelerate's convert_outputs_to_fp32 (its
+// _convert_to_fp32 frames) upcasts a model's outputs under mixed
+// precision, which for a language model are the logits.
 func logitsCue() cue {
-	return words("lm_head", "logits.float()", "cross_entropy", "fixed_cross_entropy", "CrossEntropyLoss", "ForCausalLMLoss", "loss_utils.py", "log_softmax", "selective_log_softmax", "logprobs_from_logits", "get_batch_logps", "_get_batch_logps", "nll_loss", "label_smoothed_nll_loss", "get_logits", "_get_logits", "compute_logits", "logits_processor.py", "logits =", "logits=")
+	return words("lm_head", "logits.float()", "cross_entropy", "fixed_cross_entropy", "CrossEntropyLoss", "ForCausalLMLoss", "loss_utils.py", "log_softmax", "selective_log_softmax", "logprobs_from_logits", "get_batch_logps", "_get_batch_logps", "nll_loss", "label_smoothed_nll_loss", "get_logits", "_get_logits", "compute_logits", "logits_processor.py", "logits =", "logits=", "_convert_to_fp32", "convert_outputs_to_fp32")
 }
 
 func checkLogitsUpcast(f *Facts) *Finding {
