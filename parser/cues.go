@@ -155,9 +155,10 @@ func CueData() Cue {
 // A1111 and ComfyUI share (diffusionmodules/model.py), ComfyUI's VAE nodes,
 // A1111's sample-to-image step and the Tiled VAE extension's decoder
 // ("[Tiled VAE]: Executing Decoder Task Queue"; its encoder runs before
-// sampling, so "[Tiled VAE]" alone is no decode).
+// sampling, so "[Tiled VAE]" alone is no decode), and stable-diffusion.cpp's
+// "sampling completed, taking 251.82s", after which it decodes the latents.
 func CueDecode() Cue {
-	return Cue{"vae-decode", []string{"vae.decode", "vae: ", "vae_decode", "VAEDecode", "decode_latents", "AutoencoderKL", "autoencoder_kl", "autoencoders/", "models/vae.py", "first_stage_model", "decode_first_stage", "tiled_decode", "_tiled_decode", "decode_tiled", "decode_tiled_", "diffusionmodules/model.py", "single_sample_to_image", "VAE decode", "vae.tiled", "Executing Decoder Task Queue"}}
+	return Cue{"vae-decode", []string{"vae.decode", "vae: ", "vae_decode", "VAEDecode", "decode_latents", "AutoencoderKL", "autoencoder_kl", "autoencoders/", "models/vae.py", "first_stage_model", "decode_first_stage", "tiled_decode", "_tiled_decode", "decode_tiled", "decode_tiled_", "diffusionmodules/model.py", "single_sample_to_image", "VAE decode", "vae.tiled", "Executing Decoder Task Queue", "sampling completed, taking"}}
 }
 
 // CueGenerate is autoregressive generation: transformers' generate and its
