@@ -118,6 +118,9 @@ func (tb *traceback) feed(text string, lineNo int) (body bool) {
 	if tb.state != tbFrames {
 		return false
 	}
+	// Each pattern below runs only on a line whose first byte can begin
+	// it: they are compiled on first use, and a plain Python traceback
+	// needs none of IPython's.
 	switch {
 	case trim == "":
 		// After a blank line an unindented line is the exception or a
@@ -126,23 +129,23 @@ func (tb *traceback) feed(text string, lineNo int) (body bool) {
 		// frame's code; an indented one still is (a double-spaced paste).
 		tb.blank = true
 		return true
-	case reCaret.MatchString(text) || strings.HasPrefix(trim, "[Previous line repeated") || strings.HasPrefix(trim, "[... skipping hidden"):
+	case (trim[0] == '^' || trim[0] == '~') && reCaret.MatchString(text) || strings.HasPrefix(trim, "[Previous line repeated") || strings.HasPrefix(trim, "[... skipping hidden"):
 		return true
 	case strings.HasPrefix(trim, "│") || strings.HasPrefix(trim, "╰") || strings.HasPrefix(trim, "╭"):
 		if m := reRichCode.FindStringSubmatch(trim); m != nil && len(tb.frames) > 0 && m[1] != "" {
 			tb.frames[len(tb.frames)-1].Code = strings.TrimSpace(m[3])
 		}
 		return true // the body of a Rich traceback box
-	case reIPyCell.MatchString(trim):
+	case strings.HasPrefix(trim, "Cell In[") && reIPyCell.MatchString(trim):
 		m := reIPyCell.FindStringSubmatch(trim)
 		n, _ := strconv.Atoi(m[2])
 		tb.push(Frame{File: m[1], Line: n, Function: "<cell>", LogLine: lineNo})
 		return true
-	case reIPyOld.MatchString(trim):
+	case (trim[0] == '<' || trim[0] == '/') && strings.Contains(trim, " in ") && reIPyOld.MatchString(trim):
 		m := reIPyOld.FindStringSubmatch(trim)
 		tb.push(Frame{File: m[1], Function: m[2], LogLine: lineNo})
 		return true
-	case len(tb.frames) > 0 && reIPyCode.MatchString(text) && !tb.expect:
+	case len(tb.frames) > 0 && (isDigit(trim[0]) || trim[0] == '-' || trim[0] == '>') && reIPyCode.MatchString(text) && !tb.expect:
 		m := reIPyCode.FindStringSubmatch(text)
 		if m[1] != "" { // the arrow marks the line that raised
 			f := &tb.frames[len(tb.frames)-1]
