@@ -127,10 +127,10 @@ func imbalanceFixes(c *fixContext) []Fix {
 }
 
 func workspaceFixes(c *fixContext) []Fix {
-	if c.f != nil && c.f.Ev.Variant == "flashinfer-workspace" {
+	if c.f != nil && c.f.Ev.Variant == parser.VariantFlashInferWorkspace {
 		return flashInferWorkspaceFixes()
 	}
-	if c.f != nil && c.f.Ev.Variant == "deepspeed-inference-workspace" {
+	if c.f != nil && c.f.Ev.Variant == parser.VariantDeepSpeedWorkspace {
 		return []Fix{{
 			ID:      "room-for-deepspeed-workspace",
 			Title:   "Leave DeepSpeed's inference workspace room after the weights",

@@ -165,8 +165,8 @@ func everyFixForm(culprit string) []Fix {
 		{Kind: parser.KindCUDA, Framework: "vllm"},
 		{Kind: parser.KindCUDA, Framework: "comfyui"},
 		{Kind: parser.KindMPS, Framework: "mlx"},
-		{Kind: parser.KindGeneric, Framework: "flashinfer", Variant: "flashinfer-workspace"},
-		{Kind: parser.KindGeneric, Framework: "deepspeed", Variant: "deepspeed-inference-workspace"},
+		{Kind: parser.KindGeneric, Framework: "flashinfer", Variant: parser.VariantFlashInferWorkspace},
+		{Kind: parser.KindGeneric, Framework: "deepspeed", Variant: parser.VariantDeepSpeedWorkspace},
 	}
 	cat := models.Load()
 	var out []Fix

@@ -44,6 +44,15 @@ const (
 	// for lack of memory ("failed call to cuDevicePrimaryCtxRetain:
 	// CUDA_ERROR_OUT_OF_MEMORY"): before the process held anything there.
 	VariantContextCreate = "cuda-context-create"
+	// VariantFlashInferWorkspace is FlashInfer's fixed workspace buffer
+	// overflowing ("Buffer overflow when allocating memory for … but only
+	// N bytes available in AlignedAllocator"): the workspace, not the
+	// device, ran out.
+	VariantFlashInferWorkspace = "flashinfer-workspace"
+	// VariantDeepSpeedWorkspace is DeepSpeed inference finding too little
+	// free memory for its workspace ("Workspace can't be allocated, no
+	// enough memory.").
+	VariantDeepSpeedWorkspace = "deepspeed-inference-workspace"
 	// VariantMLXMemoryLimit is MLX's Metal allocator refusing past its
 	// memory limit ("[malloc_or_wait] Unable to allocate N bytes.").
 	VariantMLXMemoryLimit = "mlx-memory-limit"

@@ -267,7 +267,7 @@ func nativeMatchers() []failureMatcher {
 			},
 			cont: func(next string) bool { return strings.HasPrefix(next, " ") || strings.HasPrefix(next, "Increase") },
 			fill: func(ev *Event, msg string) {
-				ev.Framework, ev.Device, ev.Variant = "flashinfer", &Device{Type: "cuda"}, "flashinfer-workspace"
+				ev.Framework, ev.Device, ev.Variant = "flashinfer", &Device{Type: "cuda"}, VariantFlashInferWorkspace
 				if m := reFlashInfer.FindStringSubmatch(msg); m != nil {
 					requestOf(ev, m[2])
 				}
@@ -285,7 +285,7 @@ func nativeMatchers() []failureMatcher {
 			locate:  lazyRE(`Workspace can't be allocated, no enough memory`),
 			kind:    KindGeneric,
 			fill: func(ev *Event, msg string) {
-				ev.Framework, ev.Device, ev.Variant = "deepspeed", &Device{Type: "cuda"}, "deepspeed-inference-workspace"
+				ev.Framework, ev.Device, ev.Variant = "deepspeed", &Device{Type: "cuda"}, VariantDeepSpeedWorkspace
 			},
 		},
 		{

@@ -82,7 +82,7 @@ func checkLibraryWorkspace(f *Facts) *Finding {
 				return fd
 			}
 		}
-		if ev.Variant == "flashinfer-workspace" {
+		if ev.Variant == parser.VariantFlashInferWorkspace {
 			// The workspace is a buffer of fixed size, allocated once: the
 			// device may have room to spare.
 			fd.fire(libWorkspaceNamed)
@@ -92,7 +92,7 @@ func checkLibraryWorkspace(f *Facts) *Finding {
 			fd.Evidence = append(fd.Evidence, f.EventLine())
 			return fd
 		}
-		if ev.Variant == "deepspeed-inference-workspace" {
+		if ev.Variant == parser.VariantDeepSpeedWorkspace {
 			// DeepSpeed sizes its inference workspace from what is free
 			// after the weights, and wants at least 100 MiB (500 MiB
 			// when more than a GiB is free) to start.
