@@ -128,6 +128,13 @@ func fillTorch(ev *Event, msg string) {
 		{"this process has ", &ev.ProcessInUseBytes},
 		{"Of the allocated memory ", &ev.AllocatedBytes},
 	}, sizeAfter)
+	if ev.FreeBytes == nil && strings.HasPrefix(ev.Variant, "torch-2") {
+		// "of which" garbled by the paste ("… of whi ich 43.61 GiB is
+		// free."): the 2.x clause's size stands before " is free".
+		if v, ok := sizeBefore(msg, " is free"); ok {
+			ev.FreeBytes = v
+		}
+	}
 	readClauses(msg, []clause{{" allocated in private pools", &ev.PrivatePoolBytes}}, sizeBefore)
 	selfClause := strings.Contains(msg, "this process has ")
 	ev.OtherProcesses = processesIn(msg)

@@ -67,3 +67,15 @@ func TestSelfListedAsProcessN(t *testing.T) {
 		}
 	}
 }
+
+// TestFreeClauseGarbled: a paste that garbled "of which" ("of whi ich")
+// still gives the free figure, which stands before " is free".
+func TestFreeClauseGarbled(t *testing.T) {
+	res, err := Parse(strings.NewReader("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 84.20 GiB. GPU 0 has a total capacity of 47.54 GiB of whi ich 43.61 GiB is free. Process 13444 has 3.92 GiB memory in use.\n"), "in.log")
+	if err != nil || len(res.Events) != 1 {
+		t.Fatalf("%v, %d events", err, len(res.Events))
+	}
+	if ev := res.Events[0]; ev.FreeBytes == nil || *ev.FreeBytes != 46825880945 {
+		t.Errorf("free %v, want 46825880945 (43.61 GiB)", ev.FreeBytes)
+	}
+}
