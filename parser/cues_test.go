@@ -65,6 +65,8 @@ func TestCueWords(t *testing.T) {
 		{CueLoad(), `/site-packages/torch/nn/modules/module.py cuda( return self._apply(lambda t: t.cuda(device))`, true},
 		{CueLoad(), `/site-packages/deepspeed/runtime/zero/partition_parameters.py _post_init_method( param.data = param.data.to(local_device)`, true},
 		{CueLoad(), `/site-packages/lightning/pytorch/strategies/single_device.py model_to_device( self.model.to(self.root_device)`, true},
+		{CueLoad(), `/site-packages/transformers/trainer.py __init__( self._move_model_to_device(model, args.device)`, true},
+		{CueLoad(), `/site-packages/torch/nn/modules/module.py convert( return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None, non_blocking)`, true},
 		{CueLoad(), `/site-packages/ultralytics/nn/tasks.py attempt_load_one_weight( ckpt, weight = torch_safe_load(weight)`, true},
 		{CueLoad(), `/site-packages/nemo/core/classes/modelPT.py restore_from( instance = cls._save_restore_connector.restore_from(`, true},
 		{CueLoad(), `/site-packages/fairseq/checkpoint_utils.py load_model_ensemble_and_task( model.load_state_dict(state["model"], strict=strict)`, true},
