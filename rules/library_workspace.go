@@ -82,23 +82,9 @@ func checkLibraryWorkspace(f *Facts) *Finding {
 				return fd
 			}
 		}
-		if ev.Variant == parser.VariantFlashInferWorkspace {
-			// The workspace is a buffer of fixed size, allocated once: the
-			// device may have room to spare.
+		if k, ok := kernelWorkspaces()[ev.Variant]; ok {
 			fd.fire(libWorkspaceNamed)
-			fd.Title = "FlashInfer's fixed workspace buffer is too small for this step"
-			fd.Explanation = "FlashInfer, the attention backend under vLLM and SGLang, carves its kernels' temporaries out of one workspace buffer of fixed size, allocated once. A step with more sequences (or longer prefills) than it was sized for overflows it; device memory is not what ran out, so freeing the device does not help."
-			fd.Decide = "the workspace's size (vLLM: VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE, 394 MiB by default) against the batch the step ran (--max-num-seqs, --max-num-batched-tokens)"
-			fd.Evidence = append(fd.Evidence, f.EventLine())
-			return fd
-		}
-		if ev.Variant == parser.VariantDeepSpeedWorkspace {
-			// DeepSpeed sizes its inference workspace from what is free
-			// after the weights, and wants at least 100 MiB (500 MiB
-			// when more than a GiB is free) to start.
-			fd.fire(libWorkspaceNamed)
-			fd.Title = "DeepSpeed's inference workspace found too little free memory"
-			fd.Explanation = "DeepSpeed's inference kernels allocate one workspace (activations and the KV cache) from the memory left after the weights, and refuse to start below a minimum. What holds the device is the model and whatever else is on it; a smaller or quantized model, or running without DeepSpeed's kernels, leaves the room."
+			fd.Title, fd.Explanation, fd.Decide = k.title, k.explanation, k.decide
 			fd.Evidence = append(fd.Evidence, f.EventLine())
 			return fd
 		}
@@ -120,4 +106,28 @@ func checkLibraryWorkspace(f *Facts) *Finding {
 	fd.Explanation = "Math and communication libraries allocate handles and workspaces outside the framework's tensors, often lazily on first use. When the device is already full they fail with their own status codes instead of a clean out-of-memory message. The fix is headroom: less resident memory, or creating the handles before the big allocations."
 	fd.Evidence = append(fd.Evidence, f.EventLine())
 	return fd
+}
+
+// A kernelWorkspace is what a runtime's own workspace failure says, for
+// the finding that names it.
+type kernelWorkspace struct{ title, explanation, decide string }
+
+// kernelWorkspaces are the runtimes whose kernels allocate a workspace of
+// their own and say so when it fails, by the event variant the parser gives.
+func kernelWorkspaces() map[string]kernelWorkspace {
+	return map[string]kernelWorkspace{
+		// A buffer of fixed size, allocated once: the device may have
+		// room to spare.
+		parser.VariantFlashInferWorkspace: {
+			title:       "FlashInfer's fixed workspace buffer is too small for this step",
+			explanation: "FlashInfer, the attention backend under vLLM and SGLang, carves its kernels' temporaries out of one workspace buffer of fixed size, allocated once. A step with more sequences (or longer prefills) than it was sized for overflows it; device memory is not what ran out, so freeing the device does not help.",
+			decide:      "the workspace's size (vLLM: VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE, 394 MiB by default) against the batch the step ran (--max-num-seqs, --max-num-batched-tokens)",
+		},
+		// Sized from what is free after the weights, with a minimum of
+		// 100 MiB (500 MiB when more than a GiB is free) to start.
+		parser.VariantDeepSpeedWorkspace: {
+			title:       "DeepSpeed's inference workspace found too little free memory",
+			explanation: "DeepSpeed's inference kernels allocate one workspace (activations and the KV cache) from the memory left after the weights, and refuse to start below a minimum. What holds the device is the model and whatever else is on it; a smaller or quantized model, or running without DeepSpeed's kernels, leaves the room.",
+		},
+	}
 }
