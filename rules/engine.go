@@ -182,7 +182,7 @@ func logits(a assessment, cs []Culprit, w Weights) ([]scored, float64) {
 			if cs[k].excludes(a.kind) || cs[k].excludesPhase(a.phase) || cs[k].GuessNeeds != nil && !cs[k].GuessNeeds(a.first) {
 				continue
 			}
-			best[k].logit = w.prior(a.context, cs[k].ID)
+			best[k].logit = w.prior(a.context, cs[k].ID) + w.Silent[cs[k].ID]
 		}
 		out = append(out, best[k])
 	}

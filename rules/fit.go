@@ -22,6 +22,7 @@ const (
 	fitL2Evidence   = 1.0 // strength of the pull back to the declared starts, in cases: evidence
 	fitL2Weak       = 0.5 // … and hypotheses, priors and the unknown class, which must stay modest
 	uMass           = 0.5
+	fitL2Silent     = 4.0  // … and a culprit's shift when it fired nothing, pulled to none
 	priorSmooth     = 20.0 // pseudo-counts pulling a context's base rates to the global ones
 	priorAcceptable = 0.3  // the share of a case's count its acceptable causes get in the base rates
 )
@@ -118,7 +119,10 @@ const plattL2 = 100.0
 // smoothed counts, then the signal and unknown-class weights by gradient
 // descent on the cross-entropy against each case's target distribution.
 func fitScores(cases []labelled, cs []Culprit) Weights {
-	w := Weights{Signal: map[string]float64{}, Unknown: map[string]float64{}, Prior: fitPriors(cases, cs), Slope: 1}
+	w := Weights{Signal: map[string]float64{}, Unknown: map[string]float64{}, Prior: fitPriors(cases, cs), Silent: map[string]float64{}, Slope: 1}
+	for _, c := range cs {
+		w.Silent[c.ID] = 0 // starts as no shift: the base rate alone
+	}
 	start, l2 := map[string]float64{}, map[string]float64{}
 	for _, c := range cs {
 		for _, s := range c.Signals {
@@ -142,6 +146,7 @@ func fitScores(cases []labelled, cs []Culprit) Weights {
 	for it := 0; it < fitIterations; it++ {
 		gs := map[string]float64{}
 		gu := map[string]float64{}
+		gq := map[string]float64{}
 		for i := range cases {
 			lc := &cases[i]
 			if lc.a.first == nil {
@@ -151,10 +156,11 @@ func fitScores(cases []labelled, cs []Culprit) Weights {
 			ps := probabilities(zs, u)
 			ts := targets(lc, zs, cs)
 			for j, z := range zs {
+				d := ps[j] - ts[j]
 				if z.option < 0 {
+					gq[cs[z.culprit].ID] += d
 					continue
 				}
-				d := ps[j] - ts[j]
 				for _, s := range lc.a.options[z.option].finding.Signals {
 					gs[s] += d
 				}
@@ -169,6 +175,9 @@ func fitScores(cases []labelled, cs []Culprit) Weights {
 		}
 		for k := range w.Unknown {
 			w.Unknown[k] -= fitRate / n * (gu[k] + fitL2Weak*(w.Unknown[k]-unknownStart[k]))
+		}
+		for k := range w.Silent {
+			w.Silent[k] -= fitRate / n * (gq[k] + fitL2Silent*w.Silent[k])
 		}
 	}
 	return w
@@ -271,6 +280,7 @@ type verdict struct {
 	right1      bool    // the first culprit is the label's or an acceptable one
 	right3      bool    // one of the first three is
 	basis       string
+	top         []string // the first three culprits named, for the case listing
 }
 
 // judge ranks a case's findings with the weights and compares them with
@@ -287,8 +297,9 @@ func judge(lc *labelled, cs []Culprit, w Weights) verdict {
 			v.right1 = ok[fd.Culprit]
 			v.basis = string(fd.Basis)
 		}
-		if i < 3 && ok[fd.Culprit] {
-			v.right3 = true
+		if i < 3 {
+			v.top = append(v.top, fd.Culprit)
+			v.right3 = v.right3 || ok[fd.Culprit]
 		}
 	}
 	return v

@@ -25,6 +25,11 @@ type Weights struct {
 	Signal  map[string]float64
 	Unknown map[string]float64
 	Prior   map[string]map[string]float64 // context → culprit id → log P(culprit | context)
+	// Silent is, per culprit id, the log-odds shift of a culprit that
+	// fired no signal: how often it is the cause with nothing in the log
+	// of its own. A culprit whose evidence is nearly always printed
+	// (a library's workspace names its library) earns a negative one.
+	Silent map[string]float64
 	// Slope and Intercept map a finding's softmax share p to its
 	// confidence, sigmoid(Slope·logit(p) + Intercept), fitted on shares
 	// the fitter did not train on (Platt scaling).
@@ -59,9 +64,10 @@ func committedWeights() Weights {
 }
 
 // readWeights decodes a weights table: '#' comments, then tab-separated
-// rows "signal NAME W", "unknown NAME W" and "prior CONTEXT CULPRIT W".
+// rows "signal NAME W", "unknown NAME W", "silent CULPRIT W", the
+// calibration's two and "prior CONTEXT CULPRIT W".
 func readWeights(r io.Reader) (Weights, error) {
-	w := Weights{Signal: map[string]float64{}, Unknown: map[string]float64{}, Prior: map[string]map[string]float64{}, Slope: 1}
+	w := Weights{Signal: map[string]float64{}, Unknown: map[string]float64{}, Prior: map[string]map[string]float64{}, Silent: map[string]float64{}, Slope: 1}
 	sc := bufio.NewScanner(r)
 	n := 0
 	for sc.Scan() {
@@ -80,6 +86,8 @@ func readWeights(r io.Reader) (Weights, error) {
 			w.Signal[f[1]] = v
 		case f[0] == "unknown" && len(f) == 3:
 			w.Unknown[f[1]] = v
+		case f[0] == "silent" && len(f) == 3:
+			w.Silent[f[1]] = v
 		case f[0] == "calibration" && len(f) == 3 && f[1] == "slope":
 			w.Slope = v
 		case f[0] == "calibration" && len(f) == 3 && f[1] == "intercept":
@@ -90,7 +98,7 @@ func readWeights(r io.Reader) (Weights, error) {
 			}
 			w.Prior[f[1]][f[2]] = v
 		default:
-			return w, fmt.Errorf("line %d: want 'signal|unknown NAME W', 'calibration slope|intercept W' or 'prior CONTEXT CULPRIT W', got %q", n, line)
+			return w, fmt.Errorf("line %d: want 'signal|unknown|silent NAME W', 'calibration slope|intercept W' or 'prior CONTEXT CULPRIT W', got %q", n, line)
 		}
 	}
 	return w, sc.Err()
@@ -109,6 +117,9 @@ func writeWeights(out io.Writer, w Weights, header []string) error {
 	}
 	for _, k := range sortedKeys(w.Unknown) {
 		fmt.Fprintf(bw, "unknown\t%s\t%s\n", k, num(w.Unknown[k]))
+	}
+	for _, k := range sortedKeys(w.Silent) {
+		fmt.Fprintf(bw, "silent\t%s\t%s\n", k, num(w.Silent[k]))
 	}
 	fmt.Fprintf(bw, "calibration\tslope\t%s\ncalibration\tintercept\t%s\n", num(w.Slope), num(w.Intercept))
 	ctxs := make([]string, 0, len(w.Prior))

@@ -31,11 +31,12 @@ const (
 // the resident memory nearly fills the device before a small allocation.
 func weightsTooLarge() Culprit {
 	return Culprit{
-		ID:        "weights-too-large",
-		Title:     "The model's weights alone do not fit on the device at this dtype",
-		Doc:       "A model needs parameters × bytes per parameter for its weights before it processes a single input: 2 bytes at float16/bfloat16, 1 at 8-bit, about 0.5–0.6 at 4-bit. When that is near or above the device's memory, no batch size, cache setting or allocator option helps; the weights must shrink (quantisation, a smaller model), be split across devices, or be offloaded to CPU RAM.",
-		Recognise: "A failure while loading (from_pretrained, .to(\"cuda\"), load_state_dict, accelerate's set_module_tensor_to_device), or params × bytes per parameter at or above the device's capacity. A small request on a device already ≈ full points the same way.",
-		Excludes:  []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL},
+		ID:         "weights-too-large",
+		Title:      "The model's weights alone do not fit on the device at this dtype",
+		Doc:        "A model needs parameters × bytes per parameter for its weights before it processes a single input: 2 bytes at float16/bfloat16, 1 at 8-bit, about 0.5–0.6 at 4-bit. When that is near or above the device's memory, no batch size, cache setting or allocator option helps; the weights must shrink (quantisation, a smaller model), be split across devices, or be offloaded to CPU RAM.",
+		Recognise:  "A failure while loading (from_pretrained, .to(\"cuda\"), load_state_dict, accelerate's set_module_tensor_to_device), or params × bytes per parameter at or above the device's capacity. A small request on a device already ≈ full points the same way.",
+		Excludes:   []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL},
+		GuessNeeds: weightsMayFail,
 		Signals: []Signal{
 			{Name: weightsMeasured, Strength: EvidenceSignal, Start: 4.0, Doc: "a memory snapshot shows weights holding at least 60% of the active memory"},
 			{Name: weightsExceed, Strength: EvidenceSignal, Start: 3.0, Doc: "the known model's 16-bit weights are ≥ 95% of the device"},
@@ -53,6 +54,16 @@ func weightsTooLarge() Culprit {
 		Capture:     "pass --model ORG/NAME, or print torch.cuda.memory_allocated() right after loading",
 		Assess:      checkWeightsTooLarge,
 	}
+}
+
+// weightsMayFail reports whether the failing allocation can be the
+// weights' at all. A native runtime's graph allocator failing names a
+// compute buffer (llama.cpp's "ggml_gallocr_reserve_n: failed to allocate
+// CUDA0 buffer", "failed to allocate compute pp buffers"): the weights were
+// placed before it, so a base rate for weights that do not fit is one the
+// log contradicts.
+func weightsMayFail(f *Facts) bool {
+	return !parser.CueComputeBuffer().Matches(f.Ev.Message)
 }
 
 func checkWeightsTooLarge(f *Facts) *Finding {
