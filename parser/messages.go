@@ -54,7 +54,8 @@ var (
 	// reserve 6.48G at the bottom of memory. That was not possible. There
 	// are 6.78G free, 0B reserved, and 3.33G reservable."
 	reXLAReserve = lazyRE(`Attempting to reserve (\d+(?:\.\d+)?[KMGTP]?i?B?) at the (?:bottom|top) of memory\. That was not possible\.(?: There are (\d+(?:\.\d+)?[KMGTP]?i?B?) free)?`)
-	// "DataLoader worker (pid 1817) is killed by signal: Killed.", PaddlePaddle's
+	// "DataLoader worker (pid 1817) is killed by signal: Killed.", "DataLoader
+	// worker (pid 8102) is killed by signal: Terminated.", PaddlePaddle's
 	// "DataLoader process (pid 3063) exited is killed by signal: Killed"
 	reDataLoaderKill = lazyRE(`DataLoader (worker|process) \(pid(?:\(s\))? (\d+)[\d, ]*\) (?:exited )?is killed by signal: ([A-Za-z][A-Za-z ]*[A-Za-z])`)
 )
@@ -495,7 +496,7 @@ func runtimeMatchers() []failureMatcher {
 		{
 			name:    "dataloader-killed",
 			anchors: []string{"is killed by signal", "exited unexpectedly"},
-			locate:  lazyRE(`DataLoader (?:worker|process) \(pid(?:\(s\))? [\d, ]+\) (?:(?:exited )?is killed by signal: (?:Killed|Bus error)|exited unexpectedly)`),
+			locate:  lazyRE(`DataLoader (?:worker|process) \(pid(?:\(s\))? [\d, ]+\) (?:(?:exited )?is killed by signal: (?:Killed|Bus error|Terminated)|exited unexpectedly)`),
 			kind:    KindHostKill,
 			fill: func(ev *Event, msg string) {
 				ev.Device = &Device{Type: "cpu"}
@@ -507,8 +508,11 @@ func runtimeMatchers() []failureMatcher {
 					}
 				}
 				// A worker that exited with no signal caught was most often
-				// killed by the kernel before it could report: suspected.
-				ev.Suspected = ev.Signal == ""
+				// killed by the kernel before it could report; a SIGTERM
+				// is what memory monitors (earlyoom, a Kubernetes eviction,
+				// a batch system over its limit) send first, and also what
+				// a main process sends its workers on shutdown: suspected.
+				ev.Suspected = ev.Signal == "" || ev.Signal == "Terminated"
 			},
 		},
 		{

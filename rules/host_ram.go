@@ -23,6 +23,7 @@ func hostRAM() Culprit {
 			{Name: hostKill, Strength: EvidenceSignal, Start: 3.0, Doc: "the kernel or batch system killed the process for memory"},
 			{Name: hostSuspectKill, Strength: EvidenceSignal, Start: 1.5, Doc: "a SIGKILL / 'Killed' the log does not attribute to memory"},
 			{Name: hostShm, Strength: EvidenceSignal, Start: 3.0, Doc: "a DataLoader worker died of SIGBUS (shared memory full)"},
+			{Name: hostTerminated, Strength: HypothesisSignal, Start: 0.5, Doc: "a DataLoader worker terminated by SIGTERM: what memory monitors (earlyoom, a Kubernetes eviction, a batch system) send first, and what a main process sends its workers on shutdown"},
 			{Name: hostPossibleKill, Strength: HypothesisSignal, Start: 0.5, Doc: "a worker died and its runtime names the OOM killer as one possible cause (Ray), with no crash of another kind in the log"},
 		},
 		GuessNeeds:  hostMemoryPossible,
@@ -39,6 +40,7 @@ const (
 	hostSuspectKill  = "host-ram/suspected-kill"
 	hostShm          = "host-ram/shared-memory"
 	hostPossibleKill = "host-ram/possible-kill"
+	hostTerminated   = "host-ram/worker-terminated"
 )
 
 // hostMemoryPossible reports whether the failure could be host RAM's: a
@@ -80,15 +82,18 @@ func checkHostRAM(f *Facts) *Finding {
 			fd.Evidence = append(fd.Evidence, f.EventLine())
 			return fd
 		}
-		if !ev.Suspected {
+		switch {
+		case ev.Signal == "Terminated":
+			fd.fire(hostTerminated)
+			fd.Title = "A worker was terminated (SIGTERM), often by a memory monitor"
+			fd.Decide = "who sent the SIGTERM: the kernel log and earlyoom/systemd-oomd (journalctl -k; journalctl -u earlyoom), the pod's events (kubectl describe pod: Evicted, memory pressure) or the batch system's job record; a main process that exited first sends it too"
+		case !ev.Suspected:
 			fd.fire(hostKill)
-		} else {
+			fd.Title = "The process was killed for using too much host RAM"
+		default:
 			fd.fire(hostSuspectKill)
-			fd.Decide = "the kernel log (dmesg | grep -i oom, or journalctl -k): a SIGKILL is an OOM kill only when the kernel or the batch system says so"
-		}
-		fd.Title = "The process was killed for using too much host RAM"
-		if ev.Suspected {
 			fd.Title = "The process was killed, most likely by the kernel's OOM killer"
+			fd.Decide = "the kernel log (dmesg | grep -i oom, or journalctl -k): a SIGKILL is an OOM kill only when the kernel or the batch system says so"
 		}
 		fd.Explanation = "The operating system (kernel OOM killer, cgroup limit, batch system) killed the process because the machine's RAM ran out. GPU settings do not change this: loading, dataloader workers and CPU copies of tensors do."
 		if used := ev.ProcessInUseBytes; used != nil && !ev.Suspected {
