@@ -56,6 +56,10 @@ const (
 	// VariantMLXMemoryLimit is MLX's Metal allocator refusing past its
 	// memory limit ("[malloc_or_wait] Unable to allocate N bytes.").
 	VariantMLXMemoryLimit = "mlx-memory-limit"
+	// VariantDirectML is torch-directml's allocator (Windows, any GPU
+	// vendor) refusing a tensor: "Could not allocate tensor with 58982400
+	// bytes. There is not enough GPU video memory available!"
+	VariantDirectML = "directml-video-memory"
 )
 
 // A Result is everything read from one input: the memory failures in input

@@ -63,9 +63,12 @@ var (
 	// 4294959104 bytes." (OpenVINO's GPU plugin, after its check
 	// '!exceed_allocatable_mem_size' failed)
 	reOpenVINOMaxAlloc = lazyRE(`Exceeded max size of memory object allocation(?:: [Rr]equested (\d+) bytes,? but max alloc size (?:supported by device )?is (\d+) bytes)?`)
-	reWebGPUMaxBuffer  = lazyRE(`Buffer size \((\d+)\) exceeds the max buffer size limit \((\d+)\)`)
-	reJuliaCUDA        = lazyRE(`Out of GPU memory trying to allocate ` + size)
-	reJuliaUsage       = lazyRE(`Effective GPU memory usage: [\d.]+% \(` + size + `\s*/\s*` + size + `\)`)
+	// "Could not allocate tensor with 58982400 bytes. There is not enough
+	// GPU video memory available!" (torch-directml)
+	reDirectML        = lazyRE(`(?:Could not allocate tensor with (\d+) bytes\. )?There is not enough GPU video memory available`)
+	reWebGPUMaxBuffer = lazyRE(`Buffer size \((\d+)\) exceeds the max buffer size limit \((\d+)\)`)
+	reJuliaCUDA       = lazyRE(`Out of GPU memory trying to allocate ` + size)
+	reJuliaUsage      = lazyRE(`Effective GPU memory usage: [\d.]+% \(` + size + `\s*/\s*` + size + `\)`)
 	// "radv/amdgpu: Not enough memory for command submission." (Mesa's
 	// amdgpu winsys: the kernel refused a command submission for memory;
 	// the device is lost next)
@@ -129,6 +132,22 @@ func nativeMatchers() []failureMatcher {
 			locate:  lazyRE(`Out of video memory trying to allocate (?:a |the )?\w+`),
 			kind:    KindGeneric,
 			fill:    tag("unreal", "gpu", "unreal-video-memory"),
+		},
+		{
+			// torch-directml's allocator: "Could not allocate tensor with
+			// 58982400 bytes. There is not enough GPU video memory
+			// available!" — a failure in its own words, with no level or
+			// exception class on the line.
+			name:    "directml-video-memory",
+			anchors: []string{"not enough GPU video memory"},
+			locate:  reDirectML,
+			kind:    KindGeneric,
+			fill: func(ev *Event, msg string) {
+				ev.Framework, ev.Device, ev.Variant = "directml", &Device{Type: "directml"}, VariantDirectML
+				if m := reDirectML.FindStringSubmatch(msg); m != nil && m[1] != "" {
+					requestOf(ev, m[1]+" bytes")
+				}
+			},
 		},
 		{
 			name:    "nccl-alloc",
