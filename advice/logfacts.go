@@ -208,6 +208,7 @@ func noticeReaders() map[string]string {
 		"alloc-conf-deprecated": "advice", "checkpoint-shards": "advice", "thinking": "advice", "image-input": "rules",
 		"vae": "rules", "eval-loop": "advice", "cuda-graph-capture": "advice", "cpu-offload": "advice", "no-grad": "advice",
 		"jupyter": "advice", "alloc-conf-in-python": "advice", "possible-host-kill": "render", "vae-tiling-active": "advice",
+		"pinned-memory-fallback": "render",
 	}
 }
 

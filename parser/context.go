@@ -57,6 +57,7 @@ func noticeCues() []noticeCue {
 		{"triton-out-of-resources", "out of resource: shared memory"},
 		{"triton-out-of-resources", "OutOfResources"},
 		{"tf-bfc-nonfatal", "freed_by_count"},
+		{"pinned-memory-fallback", "of pinned memory: out of memory"}, // llama.cpp: "WARNING: failed to allocate 82120.00 MB of pinned memory: out of memory", then an ordinary buffer
 		{"xla-rematerialization", "by rematerialization"},
 		{"offloaded-to-cpu", "offloaded to the cpu"},
 		{"partially-loaded", "loaded partially;"},

@@ -68,6 +68,7 @@ var goldenCases = []struct {
 	{"ranks-interleaved", []string{fixture("formats", "ranks-interleaved.log")}},
 	{"no-failure", []string{fixture("formats", "no-failure.log")}},
 	{"nonfatal-only", []string{fixture("formats", "nonfatal-warnings-only.log")}},
+	{"pinned-memory-fallback", []string{fixture("formats", "llamacpp-pinned-memory-fallback.log")}},
 	{"two-inputs", []string{fixture("corpus", "trn-013.log"), fixture("corpus", "inf-029.log")}},
 	{"tried-expandable-segments", []string{fixture("formats", "tried-expandable-segments.log")}},
 	{"tried-gradient-checkpointing", []string{fixture("formats", "tried-gradient-checkpointing.log")}},
