@@ -36,10 +36,44 @@ func HasWord(text string, words []string) bool {
 			if hasCall(text, w) {
 				return true
 			}
+		} else if isFileName(w) {
+			if hasFileName(text, w) {
+				return true
+			}
 		} else if strings.Contains(text, w) {
 			return true
 		} else if strings.IndexByte(w, '/') >= 0 && strings.IndexByte(text, '\\') >= 0 && strings.Contains(text, strings.ReplaceAll(w, "/", `\`)) {
 			return true // a path word in a Windows traceback
+		}
+	}
+	return false
+}
+
+// isFileName reports whether w names a Python source file, perhaps with
+// the directory above it: "data_parallel.py", "_utils/fetch.py".
+func isFileName(w string) bool {
+	return strings.HasSuffix(w, ".py") && len(w) > 3 && identByte(w[0])
+}
+
+// hasFileName reports whether text names the file w: w occurs where a
+// path component starts, so "data_parallel.py" is not found in
+// "fully_sharded_data_parallel.py", another module; a Windows path's
+// separators stand for "/" too.
+func hasFileName(text, w string) bool {
+	for _, v := range []string{w, strings.ReplaceAll(w, "/", `\`)} {
+		for off := 0; ; {
+			i := strings.Index(text[off:], v)
+			if i < 0 {
+				break
+			}
+			i += off
+			if i == 0 || !identByte(text[i-1]) {
+				return true
+			}
+			off = i + 1
+		}
+		if strings.IndexByte(w, '/') < 0 {
+			break
 		}
 	}
 	return false

@@ -21,6 +21,10 @@ func TestHasWord(t *testing.T) {
 		{"backward", []string{"backward"}, true},
 		{"optimizer.step()", []string{"zero_grad", "step"}, true},
 		{"", []string{"x"}, false},
+		{"torch/nn/parallel/data_parallel.py", []string{"data_parallel.py"}, true},
+		{"torch/distributed/fsdp/fully_sharded_data_parallel.py:2224: UserWarning", []string{"data_parallel.py"}, false},
+		{`C:\Python\torch\utils\data\_utils\fetch.py`, []string{"_utils/fetch.py"}, true},
+		{"my_utils/fetch.py", []string{"_utils/fetch.py"}, false},
 	}
 	for _, tc := range tests {
 		if got := HasWord(tc.text, tc.words); got != tc.want {

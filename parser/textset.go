@@ -69,6 +69,11 @@ func (s *TextSet) First(words []string) (int, bool) {
 			best = s.first(w, best, wordIdent)
 		case isCall(w):
 			best = s.first(w, best, wordCall)
+		case isFileName(w):
+			best = s.first(w, best, wordFile)
+			if s.backslash && strings.IndexByte(w, '/') >= 0 {
+				best = s.first(strings.ReplaceAll(w, "/", `\`), best, wordFile)
+			}
 		default:
 			best = s.first(w, best, wordPlain)
 			if s.backslash && strings.IndexByte(w, '/') >= 0 {
@@ -84,6 +89,7 @@ const (
 	wordPlain = iota // anywhere
 	wordIdent        // a whole identifier
 	wordCall         // a call: no letter or digit before it
+	wordFile         // a file name: where a path component starts
 )
 
 // first returns the index of the first text before limit that holds w,
@@ -110,6 +116,8 @@ func (s *TextSet) first(w string, limit, mode int) int {
 			ok = (j == 0 || !identByte(hay[j-1])) && (e == len(s.joined) || !identByte(s.joined[e]))
 		case wordCall:
 			ok = j == 0 || !alnumByte(hay[j-1])
+		case wordFile:
+			ok = j == 0 || !identByte(hay[j-1])
 		default:
 			ok = true
 		}
