@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/oomdoc/oomdoc/parser"
 )
@@ -50,6 +51,15 @@ func logitsCue() cue {
 	return words("lm_head", "logits.float()", "cross_entropy", "fixed_cross_entropy", "CrossEntropyLoss", "ForCausalLMLoss", "loss_utils.py", "log_softmax", "selective_log_softmax", "logprobs_from_logits", "get_batch_logps", "_get_batch_logps", "nll_loss", "label_smoothed_nll_loss", "get_logits", "_get_logits", "compute_logits", "logits_processor.py", "logits =", "logits=", "_convert_to_fp32", "convert_outputs_to_fp32")
 }
 
+// parameterNamesOnly reports whether a cue line names the output layer
+// only as a parameter ("lm_head.weight", saving or sharding a state dict)
+// and holds no other word of the logits: a tensor of the weights, not the
+// logits it computes.
+func parameterNamesOnly(line string) bool {
+	rest := strings.NewReplacer("lm_head.weight", "", "lm_head.bias", "").Replace(line)
+	return rest != line && !hasAny(rest, logitsCue().Words)
+}
+
 func checkLogitsUpcast(f *Facts) *Finding {
 	ev := f.Ev
 	if ev.Phase == parser.PhaseLoad {
@@ -57,6 +67,9 @@ func checkLogitsUpcast(f *Facts) *Finding {
 	}
 	fd := &Finding{Culprit: "logits-upcast", Event: ev.ID, Quantities: Quantities{CapacityBytes: f.Capacity, RequestedBytes: f.Requested, Training: f.TrainingLikely()}}
 	e, cued := f.Find(logitsCue())
+	if cued && parameterNamesOnly(e.Text) {
+		cued = false // "Failed to clone() tensor with name lm_head.weight": the weights, not logits
+	}
 	// Factor the request as tokens × vocab × {4, 2} B.
 	vocab := f.Cat.Vocabularies()
 	if f.Model != nil && f.Model.Vocab > 0 {
