@@ -110,6 +110,17 @@ func (c *Culprit) excludesPhase(phase string) bool {
 	return false
 }
 
+// firedEvidence reports whether any of the fired signals is one of the
+// culprit's evidence signals.
+func (c *Culprit) firedEvidence(fired []string) bool {
+	for _, name := range fired {
+		if s, ok := c.signal(name); ok && s.Strength == EvidenceSignal {
+			return true
+		}
+	}
+	return false
+}
+
 // fire records that the log shows the named signal.
 func (fd *Finding) fire(name string) {
 	for _, s := range fd.Signals {

@@ -83,6 +83,12 @@ func assess(in Input, cs []Culprit) assessment {
 			if fd == nil || len(fd.Signals) == 0 {
 				continue
 			}
+			if c.excludesPhase(f.Ev.Phase) && !c.firedEvidence(fd.Signals) {
+				// A phase in which the culprit cannot hold the memory
+				// overrules its priors and hypotheses, never its evidence
+				// (the phase is read from the log too, and may be wrong).
+				continue
+			}
 			fd.Culprit, fd.Event = c.ID, f.Ev.ID
 			fd.Evidence = dedupeEvidence(fd.Evidence)
 			a.options = append(a.options, option{culprit: k, finding: *fd})
