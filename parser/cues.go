@@ -277,6 +277,15 @@ func CueWorkspace() Cue {
 	return Cue{"workspace", []string{"allocate workspace", "allocating workspace", "allocate the workspace", "workspace allocation", "Workspace allocation", "workspace buffer", "_workspace, ", "workspace_size"}}
 }
 
+// CueCUDAInit is the CUDA runtime starting up in this process: PyTorch
+// 0.x–1.x's THCudaInit (THCGeneral.cpp) and its random generator's set-up
+// (THCTensorRandom.cu), torch.cuda's _lazy_init calling _cuda_init, the
+// driver's context creation. An out-of-memory there means the device was
+// full before the process had placed anything on it.
+func CueCUDAInit() Cue {
+	return Cue{"cuda-init", []string{"THCGeneral.cpp", "THCGeneral.cc", "THCTensorRandom.cu", "THCudaInit", "_lazy_init", "_cuda_init", "cuDevicePrimaryCtxRetain", "cuCtxCreate"}}
+}
+
 // CueLoadingBar is a loader's progress bar. It stays in the context after
 // loading has finished, so it is no load cue; a host kill that cuts it on
 // its own line happened while loading.
@@ -286,7 +295,8 @@ func CueLoadingBar() Cue {
 
 // Vocabulary lists every named cue: those the phases are read from, the
 // serving engine's, TensorRT's, a native runtime's context set-up and
-// compute buffer, a library's workspace, and a loader's progress bar.
+// compute buffer, a library's workspace, a loader's progress bar and the
+// CUDA runtime's start-up.
 func Vocabulary() []Cue {
-	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing(), CueTensorRT(), CueContextSetup(), CueComputeBuffer(), CueWorkspace(), CueLoadingBar()}
+	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing(), CueTensorRT(), CueContextSetup(), CueComputeBuffer(), CueWorkspace(), CueLoadingBar(), CueCUDAInit()}
 }

@@ -77,14 +77,14 @@ func checkOtherProcess(f *Facts) *Finding {
 		fd.Decide = "which process holds the device: nvidia-smi before the program starts"
 		return fd
 	}
-	if ev.Variant == parser.VariantContextCreate && ev.Rank == nil && !slices.ContainsFunc(f.Others, func(o parser.Event) bool { return o.Rank != nil }) {
+	if (ev.Variant == parser.VariantContextCreate || f.failedAtCUDAInit()) && ev.Rank == nil && !slices.ContainsFunc(f.Others, func(o parser.Event) bool { return o.Rank != nil }) {
 		// A context takes a few hundred MiB; the driver found none for
 		// it, before this process had allocated anything. In a job of
 		// several ranks it would more likely be the other ranks'
 		// contexts on one device.
 		fd.fire(otherNoContext)
 		fd.Title = "The device was full before the program allocated anything"
-		fd.Explanation = "The CUDA driver could not even create this process's context (a few hundred MiB) for lack of memory: whatever holds the device was there before the program placed anything on it — another process, a notebook kernel, a job that did not exit — or the device is in exclusive-process mode and taken."
+		fd.Explanation = "The CUDA runtime could not even start in this process (its context and first buffers, a few hundred MiB) for lack of memory: whatever holds the device was there before the program placed anything on it — another process, a notebook kernel, a job that did not exit — or the device is in exclusive-process mode and taken."
 		fd.Decide = "which process holds the device: nvidia-smi before the program starts"
 		fd.Evidence = append(fd.Evidence, f.EventLine())
 		return fd
@@ -238,4 +238,23 @@ func (f *Facts) xlaOutsidePool() (Evidence, bool) {
 // while loading a kernel image.
 func driverImageCue() cue {
 	return words("cubin", "cuda_error_out_of_memory", "ptx")
+}
+
+// failedAtCUDAInit reports whether the failure is the CUDA runtime
+// starting up in this process (parser.CueCUDAInit): in the message's
+// source location ("out of memory at /pytorch/aten/src/THC/THCGeneral.cpp:844")
+// or the innermost frame (torch.cuda's _lazy_init), while loading or with
+// no phase known — a generator's set-up during a forward pass comes after
+// the model was placed.
+func (f *Facts) failedAtCUDAInit() bool {
+	ev := f.Ev
+	if ev.Phase != parser.PhaseLoad && ev.Phase != parser.PhaseUnknown {
+		return false
+	}
+	cue := parser.CueCUDAInit()
+	if cue.Matches(ev.Message) {
+		return true
+	}
+	n := len(ev.Frames)
+	return n > 0 && cue.Matches(ev.Frames[n-1].CueText())
 }
