@@ -15,6 +15,7 @@ func noGradMissing() Culprit {
 		Recognise:      "An OOM in validation/eval/predict code with no no_grad or inference_mode in sight; memory growing during evaluation only; pre-0.4 code relying on volatile=True.",
 		Excludes:       []string{parser.KindHostKill, parser.KindCPU, parser.KindServing, parser.KindNCCL, parser.KindXLA, parser.KindTF},
 		ExcludesPhases: []string{parser.PhaseLoad, parser.PhaseBackward, parser.PhaseOptimizer},
+		GuessNeeds:     autogradPossible,
 		Signals: []Signal{
 			{Name: noGradEvalInTraining, Strength: EvidenceSignal, Start: 1.2, Doc: "evaluation frames without no_grad in a program that also trains"},
 			{Name: noGradEvalFrames, Strength: EvidenceSignal, Start: 0.6, Doc: "evaluation or prediction frames with no no_grad / inference_mode in sight"},
@@ -33,8 +34,19 @@ const (
 	noGradOldTorch       = "no-grad-missing/torch-0.x"
 )
 
+// autogradPossible reports whether the failing program can record
+// autograd graphs at all: PyTorch, not a native inference runtime (ggml,
+// a Vulkan or ONNX runtime, CTranslate2), which has no autograd to switch
+// off.
+func autogradPossible(f *Facts) bool {
+	return parser.OnPyTorch(f.Ev) && !parser.InferenceRuntime(f.Ev.Framework)
+}
+
 func checkNoGradMissing(f *Facts) *Finding {
 	ev := f.Ev
+	if !autogradPossible(f) {
+		return nil
+	}
 	// Libraries whose evaluation, prediction and generation paths run under
 	// torch.no_grad or inference_mode already: the Trainer's steps,
 	// Lightning's evaluation and prediction loops, detectron2's
