@@ -73,7 +73,12 @@ func tfDevice(msg string) *Device {
 }
 
 func fillXLA(ev *Event, msg string) {
-	ev.Framework = "jax"
+	if ev.Framework == "" {
+		// XLA's status, most often JAX's; a logger's source path
+		// ("E tensorflow/stream_executor/rocm/rocm_driver.cc:601]") has
+		// named TensorFlow already.
+		ev.Framework = "jax"
+	}
 	if strings.HasPrefix(msg, "OP_REQUIRES failed") {
 		// TensorFlow's op kernels print the same status ("W
 		// tensorflow/core/framework/op_kernel.cc:1827] OP_REQUIRES failed at
@@ -97,8 +102,8 @@ func fillXLA(ev *Event, msg string) {
 		if strings.Contains(msg, "tensorflow") {
 			ev.Framework = "tensorflow"
 		}
-		if strings.Contains(msg, "HIP_ERROR") {
-			ev.Device.Type = "rocm"
+		if strings.Contains(msg, "HIP_ERROR") || strings.Contains(msg, "hipError") {
+			ev.Device.Type = "rocm" // "from device: hipError_t(1002)" in TensorFlow's ROCm port
 		}
 	case reXLADeviceBuffer.MatchString(msg):
 		m := reXLADeviceBuffer.FindStringSubmatch(msg)

@@ -33,9 +33,14 @@ func frameworkOf(ev *Event) string {
 // from the source path in its prefix ("2020-04-12 15:02:12.602337: E
 // tensorflow/stream_executor/cuda/cuda_dnn.cc:329] "), or "". jaxlib logs
 // from the same code built as a Bazel dependency: external/org_tensorflow/…
-// in older releases, external/xla/… in newer ones.
+// in older releases, external/xla/… in newer ones; PyTorch/XLA 1.x's client
+// lived in TensorFlow's tree (tensorflow/compiler/xla/xla_client/…).
 func loggerFramework(prefix string) string {
 	switch {
+	case strings.Contains(prefix, "/xla/xla_client/"):
+		// PyTorch/XLA 1.x built its client in TensorFlow's tree
+		// ("E tensorflow/compiler/xla/xla_client/xla_util.cc:88]")
+		return "pytorch-xla"
 	case strings.Contains(prefix, "external/org_tensorflow/"), strings.Contains(prefix, "external/xla/"):
 		return "jax"
 	case strings.Contains(prefix, " tensorflow/"):

@@ -42,6 +42,8 @@ func TestLoggerFramework(t *testing.T) {
 		{"E0403 17:22:41.335812 140281338 external/xla/xla/stream_executor/cuda/cuda_dnn.cc:535] ", "jax"},
 		{"E0000 00:00:1721234567.123456 12345 cuda_dnn.cc:522] ", ""},
 		{"[rank0]: ", ""},
+		{"2022-04-04 00:27:49.642380: E tensorflow/compiler/xla/xla_client/xla_util.cc:88] ", "pytorch-xla"},
+		{"2019-01-08 19:06:11.303736: E tensorflow/stream_executor/rocm/rocm_driver.cc:601] ", "tensorflow"},
 	} {
 		if got := loggerFramework(tc.prefix); got != tc.want {
 			t.Errorf("%q: %q, want %q", tc.prefix, got, tc.want)
