@@ -280,10 +280,11 @@ func CueWorkspace() Cue {
 // CueCUDAInit is the CUDA runtime starting up in this process: PyTorch
 // 0.x–1.x's THCudaInit (THCGeneral.cpp) and its random generator's set-up
 // (THCTensorRandom.cu), torch.cuda's _lazy_init calling _cuda_init, the
-// driver's context creation. An out-of-memory there means the device was
-// full before the process had placed anything on it.
+// driver's context creation, Theano's start-up memory pool (cnmemInit).
+// An out-of-memory there means the device was not free before the process
+// had placed anything on it.
 func CueCUDAInit() Cue {
-	return Cue{"cuda-init", []string{"THCGeneral.cpp", "THCGeneral.cc", "THCTensorRandom.cu", "THCudaInit", "_lazy_init", "_cuda_init", "cuDevicePrimaryCtxRetain", "cuCtxCreate"}}
+	return Cue{"cuda-init", []string{"THCGeneral.cpp", "THCGeneral.cc", "THCTensorRandom.cu", "THCudaInit", "_lazy_init", "_cuda_init", "cuDevicePrimaryCtxRetain", "cuCtxCreate", "cnmemInit"}}
 }
 
 // CueLoadingBar is a loader's progress bar. It stays in the context after

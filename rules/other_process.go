@@ -86,6 +86,11 @@ func checkOtherProcess(f *Facts) *Finding {
 		fd.Title = "The device was full before the program allocated anything"
 		fd.Explanation = "The CUDA runtime could not even start in this process (its context and first buffers, a few hundred MiB) for lack of memory: whatever holds the device was there before the program placed anything on it — another process, a notebook kernel, a job that did not exit — or the device is in exclusive-process mode and taken."
 		fd.Decide = "which process holds the device: nvidia-smi before the program starts"
+		if strings.Contains(ev.Message, "cnmem") {
+			fd.Title = "The start-up memory pool could not be reserved: the device was not free"
+			fd.Explanation = "Theano's CNMeM pool reserves its share of the device (lib.cnmem) when CUDA starts; that failed, so part of the device was already held — by the desktop's display, another process, a job that did not exit — or the share asked for (lib.cnmem=1 is all of it) is more than a shared device has free."
+			fd.Decide = "nvidia-smi before the program starts, against the share lib.cnmem asks for"
+		}
 		fd.Evidence = append(fd.Evidence, f.EventLine())
 		return fd
 	}

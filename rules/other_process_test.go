@@ -19,6 +19,7 @@ func TestNoRoomForContext(t *testing.T) {
 		{"a rank of a job", "[rank1]: " + fail, false},
 		{"PyTorch 0.x starting CUDA", "Traceback (most recent call last):\n  File \"train.py\", line 79, in load_model\n    model = Tacotron2(hparams).cuda()\nRuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/THCGeneral.cpp:844\n", true},
 		{"torch.cuda's lazy start-up", "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n    x = torch.zeros(1).cuda()\n  File \"/usr/lib/python3/site-packages/torch/cuda/__init__.py\", line 293, in _lazy_init\n    torch._C._cuda_init()\nRuntimeError: CUDA error: out of memory\n", true},
+		{"Theano's start-up pool", "ERROR (theano.sandbox.cuda): ERROR: Not using GPU. Initialisation of device gpu failed:\ninitCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY. numdev=1\n", true},
 		{"a generator set up mid-forward", "Traceback (most recent call last):\n  File \"train.py\", line 9, in forward\n    x = self.dropout(x)\nRuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/THCTensorRandom.cu:25\n", false},
 		{"an allocation, not the context", "2019-07-11 12:42:11.226602: E tensorflow/stream_executor/cuda/cuda_driver.cc:806] failed to allocate 3.87G (4156749824 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n", false},
 	} {
