@@ -227,8 +227,19 @@ func (s *scanner) finish() {
 		}
 		return ok
 	})
-	others := slices.ContainsFunc(s.events, func(ev *Event) bool { return ev.Variant != VariantRayWorkerDied })
-	s.events = slices.DeleteFunc(s.events, func(ev *Event) bool { return ev.Variant == VariantRayWorkerDied && (others || crashedOtherwise(ev)) })
+	others := slices.ContainsFunc(s.events, func(ev *Event) bool { return ev.Variant != VariantRayWorkerDied && ev.Signal != "Terminated" })
+	s.events = slices.DeleteFunc(s.events, func(ev *Event) bool {
+		switch {
+		case ev.Variant == VariantRayWorkerDied:
+			return others || crashedOtherwise(ev)
+		case ev.Kind == KindHostKill && ev.Signal == "Terminated":
+			// A worker terminated while another failure ends the run, or
+			// after a launcher's own "closing signal SIGTERM", was shut
+			// down by its job, not by a memory monitor.
+			return others || terminatedByJob(ev)
+		}
+		return false
+	})
 	sort.SliceStable(s.events, func(i, j int) bool { return s.events[i].Line < s.events[j].Line })
 	s.res.Events = make([]Event, 0, len(s.events))
 	for i, ev := range s.events {
@@ -258,6 +269,23 @@ func (s *scanner) upgrade(p *pending) {
 			return
 		}
 	}
+}
+
+// terminatedByJob reports whether the lines around a worker's SIGTERM
+// name who sent it: a launcher shutting its workers down (torchrun's
+// "Sending process 4242 closing signal SIGTERM"), a scheduler's time limit
+// or preemption (Slurm's "CANCELLED AT … DUE TO TIME LIMIT").
+func terminatedByJob(ev *Event) bool {
+	for _, spans := range [][]Span{ev.ContextLines, ev.Following} {
+		for _, c := range spans {
+			for _, w := range []string{"closing signal SIGTERM", "received signal SIGTERM", "Received SIGTERM", "DUE TO TIME LIMIT", "DUE TO PREEMPTION", "CANCELLED AT"} {
+				if strings.Contains(c.Text, w) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // crashedOtherwise reports whether a possible kill (a Ray worker's death,

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -161,6 +162,34 @@ func TestSchedulerMemoryKills(t *testing.T) {
 		}
 		if ev := res.Events[0]; val(ev.ProcessInUseBytes) != tc.used || val(ev.TotalBytes) != tc.limit {
 			t.Errorf("%q: used %d of %d, want %d of %d", tc.line, val(ev.ProcessInUseBytes), val(ev.TotalBytes), tc.used, tc.limit)
+		}
+	}
+}
+
+// TestTerminatedWorker: a DataLoader worker's SIGTERM is a suspected host
+// kill only when nothing else in the log explains it: another failure
+// ending the run, or a launcher or scheduler that says it sent the signal.
+func TestTerminatedWorker(t *testing.T) {
+	const worker = "RuntimeError: DataLoader worker (pid 8102) is killed by signal: Terminated.\n"
+	for _, tc := range []struct {
+		name, log string
+		want      []string
+	}{
+		{"alone", worker, []string{KindHostKill}},
+		{"after a rank's OOM", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.55 GiB of which 3.00 MiB is free.\n" + worker, []string{KindCUDA}},
+		{"torchrun sent it", "W1202 12:00:01.000000 api.py:897] Sending process 4242 closing signal SIGTERM\n" + worker, nil},
+		{"a Slurm time limit", "slurmstepd: error: *** JOB 1234 ON node01 CANCELLED AT 2024-05-01T10:00:00 DUE TO TIME LIMIT ***\n" + worker, nil},
+	} {
+		res, err := Parse(strings.NewReader(tc.log), "t.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, ev := range res.Events {
+			got = append(got, ev.Kind)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: events %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -85,7 +85,7 @@ func checkHostRAM(f *Facts) *Finding {
 		switch {
 		case ev.Signal == "Terminated":
 			fd.fire(hostTerminated)
-			fd.Title = "A worker was terminated (SIGTERM), often by a memory monitor"
+			fd.Title = "A worker was terminated by SIGTERM; the log does not say by whom"
 			fd.Decide = "who sent the SIGTERM: the kernel log and earlyoom/systemd-oomd (journalctl -k; journalctl -u earlyoom), the pod's events (kubectl describe pod: Evicted, memory pressure) or the batch system's job record; a main process that exited first sends it too"
 		case !ev.Suspected:
 			fd.fire(hostKill)
@@ -96,6 +96,9 @@ func checkHostRAM(f *Facts) *Finding {
 			fd.Decide = "the kernel log (dmesg | grep -i oom, or journalctl -k): a SIGKILL is an OOM kill only when the kernel or the batch system says so"
 		}
 		fd.Explanation = "The operating system (kernel OOM killer, cgroup limit, batch system) killed the process because the machine's RAM ran out. GPU settings do not change this: loading, dataloader workers and CPU copies of tensors do."
+		if ev.Signal == "Terminated" {
+			fd.Explanation = "A SIGTERM is what memory monitors (earlyoom, systemd-oomd, a Kubernetes eviction, a batch system over its memory limit) send first, and also what a scheduler's time limit or preemption and a main process shutting its workers down send. If it was memory, host RAM ran out: dataloader workers, loading and CPU copies of tensors use it, and GPU settings do not change it."
+		}
 		if used := ev.ProcessInUseBytes; used != nil && !ev.Suspected {
 			if ev.TotalBytes != nil {
 				fd.Arithmetic = append(fd.Arithmetic, fmt.Sprintf("it used %s of its %s limit", size(*used), size(*ev.TotalBytes)))
