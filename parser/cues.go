@@ -280,13 +280,20 @@ func CueWorkspace() Cue {
 }
 
 // CueCUDAInit is the CUDA runtime starting up in this process: PyTorch
-// 0.x–1.x's THCudaInit (THCGeneral.cpp) and its random generator's set-up
-// (THCTensorRandom.cu), torch.cuda's _lazy_init calling _cuda_init, the
-// driver's context creation, Theano's start-up memory pool (cnmemInit).
-// An out-of-memory there means the device was not free before the process
-// had placed anything on it.
+// 0.x–1.x's THCudaInit (THCGeneral.cpp), torch.cuda's _lazy_init calling
+// torch._C._cuda_init(), the driver's context creation, Theano's start-up
+// memory pool (cnmemInit). An out-of-memory there means the device was not
+// free before the process had placed anything on it.
 func CueCUDAInit() Cue {
-	return Cue{"cuda-init", []string{"THCGeneral.cpp", "THCGeneral.cc", "THCTensorRandom.cu", "THCudaInit", "_lazy_init", "_cuda_init", "cuDevicePrimaryCtxRetain", "cuCtxCreate", "cnmemInit"}}
+	return Cue{"cuda-init", []string{"THCGeneral.cpp", "THCGeneral.cc", "THCudaInit", "_cuda_init", "cuDevicePrimaryCtxRetain", "cuCtxCreate", "cnmemInit"}}
+}
+
+// CueCUDAFirstUse is an allocation PyTorch 0.x–1.x makes lazily on first
+// use: the random generator's states (THCTensorRandom.cu). While a model
+// is first moved to the device it is part of CUDA's start-up; at the
+// first dropout of a forward pass it comes after the model was placed.
+func CueCUDAFirstUse() Cue {
+	return Cue{"cuda-first-use", []string{"THCTensorRandom.cu"}}
 }
 
 // CueLoadingBar is a loader's progress bar. It stays in the context after
@@ -301,5 +308,5 @@ func CueLoadingBar() Cue {
 // compute buffer, a library's workspace, a loader's progress bar and the
 // CUDA runtime's start-up.
 func Vocabulary() []Cue {
-	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing(), CueTensorRT(), CueContextSetup(), CueComputeBuffer(), CueWorkspace(), CueLoadingBar(), CueCUDAInit()}
+	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing(), CueTensorRT(), CueContextSetup(), CueComputeBuffer(), CueWorkspace(), CueLoadingBar(), CueCUDAInit(), CueCUDAFirstUse()}
 }

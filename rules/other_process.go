@@ -23,6 +23,7 @@ const (
 	otherRankNonPyT  = "other-process/multi-rank-overhead"
 	otherBeforeStart = "other-process/held-before-start"
 	otherNoContext   = "other-process/no-room-for-context"
+	otherCUDAStart   = "other-process/cuda-start-up"
 )
 
 // otherProcess: memory held outside this process's PyTorch allocator —
@@ -49,6 +50,7 @@ func otherProcess() Culprit {
 			{Name: otherSMI, Strength: EvidenceSignal, Start: 1.5, Doc: "nvidia-smi lists several processes using the device"},
 			{Name: otherBeforeStart, Strength: EvidenceSignal, Start: 3.0, Doc: "the framework's start-up report found a third of the device or more already in use, before it allocated anything"},
 			{Name: otherNoContext, Strength: EvidenceSignal, Start: 2.0, Doc: "the driver could not create the process's CUDA context for lack of memory: the device was full before the process held anything on it (one process, no ranks)"},
+			{Name: otherCUDAStart, Strength: EvidenceSignal, Start: 1.0, Doc: "the CUDA runtime's start-up in the process failed for lack of memory (THCudaInit, torch._C._cuda_init, Theano's CNMeM pool, the generator's set-up while the model is first moved): weaker than the driver refusing a context, since the start-up also allocates the framework's own buffers"},
 		},
 		WouldDecide: "who holds the device at the moment of the failure",
 		Capture:     "run nvidia-smi (or torch.cuda.list_gpu_processes()) right before the failing step",
@@ -77,17 +79,21 @@ func checkOtherProcess(f *Facts) *Finding {
 		fd.Decide = "which process holds the device: nvidia-smi before the program starts"
 		return fd
 	}
-	if (ev.Variant == parser.VariantContextCreate || f.failedAtCUDAInit()) && ev.Rank == nil && !slices.ContainsFunc(f.Others, func(o parser.Event) bool { return o.Rank != nil }) {
+	if start := f.failedAtCUDAInit(); (ev.Variant == parser.VariantContextCreate || start) && ev.Rank == nil && !slices.ContainsFunc(f.Others, func(o parser.Event) bool { return o.Rank != nil }) {
 		// A context takes a few hundred MiB; the driver found none for
 		// it, before this process had allocated anything. In a job of
 		// several ranks it would more likely be the other ranks'
 		// contexts on one device.
-		fd.fire(otherNoContext)
+		if ev.Variant == parser.VariantContextCreate {
+			fd.fire(otherNoContext)
+		} else {
+			fd.fire(otherCUDAStart)
+		}
 		fd.Title = "The device was full before the program allocated anything"
 		fd.Explanation = "The CUDA runtime could not even start in this process (its context and first buffers, a few hundred MiB) for lack of memory: whatever holds the device was there before the program placed anything on it — another process, a notebook kernel, a job that did not exit — or the device is in exclusive-process mode and taken."
 		fd.Decide = "which process holds the device: nvidia-smi before the program starts"
-		if strings.Contains(ev.Message, "cnmem") {
-			fd.Title = "The start-up memory pool could not be reserved: the device was not free"
+		if strings.Contains(ev.Message, "cnmemInit") {
+			fd.Title = "Theano's start-up memory pool (lib.cnmem) could not be reserved"
 			fd.Explanation = "Theano's CNMeM pool reserves its share of the device (lib.cnmem) when CUDA starts; that failed, so part of the device was already held — by the desktop's display, another process, a job that did not exit — or the share asked for (lib.cnmem=1 is all of it) is more than a shared device has free."
 			fd.Decide = "nvidia-smi before the program starts, against the share lib.cnmem asks for"
 		}
@@ -246,13 +252,16 @@ func driverImageCue() cue {
 }
 
 // failedAtCUDAInit reports whether the failure is the CUDA runtime
-// starting up in this process (parser.CueCUDAInit): in the message's
+// starting up in this process (parser.CueCUDAInit) — in the message's
 // source location ("out of memory at /pytorch/aten/src/THC/THCGeneral.cpp:844")
-// or the innermost frame (torch.cuda's _lazy_init), while loading or with
-// no phase known — a generator's set-up during a forward pass comes after
-// the model was placed.
+// or the innermost frame (torch.cuda's _lazy_init running _cuda_init) —
+// while loading or with no phase known, or a first-use allocation
+// (parser.CueCUDAFirstUse) while the model is first moved to the device.
 func (f *Facts) failedAtCUDAInit() bool {
 	ev := f.Ev
+	if ev.Phase == parser.PhaseLoad && parser.CueCUDAFirstUse().Matches(ev.Message) {
+		return true
+	}
 	if ev.Phase != parser.PhaseLoad && ev.Phase != parser.PhaseUnknown {
 		return false
 	}
