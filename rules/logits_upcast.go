@@ -52,12 +52,20 @@ func logitsCue() cue {
 }
 
 // parameterNamesOnly reports whether a cue line names the output layer
-// only as a parameter ("lm_head.weight", saving or sharding a state dict)
-// and holds no other word of the logits: a tensor of the weights, not the
-// logits it computes.
+// only as a parameter ("lm_head.weight", saving or sharding a state dict),
+// holds no other word of the logits and says it handles parameters: a
+// tensor of the weights, not the logits it computes.
 func parameterNamesOnly(line string) bool {
 	rest := strings.NewReplacer("lm_head.weight", "", "lm_head.bias", "").Replace(line)
-	return rest != line && !hasAny(rest, logitsCue().Words)
+	return rest != line && !hasAny(rest, logitsCue().Words) && hasAny(line, parameterContextCue().Words)
+}
+
+// parameterContextCue holds the words around a parameter named as such:
+// a state dict being saved, cloned or sharded ("Failed to clone() tensor
+// with name lm_head.weight"). A forward's F.linear(h, self.lm_head.weight)
+// has none of them: it computes the logits.
+func parameterContextCue() cue {
+	return words("state_dict", "with name", "clone", "param", "shard", "checkpoint", "save")
 }
 
 func checkLogitsUpcast(f *Facts) *Finding {
