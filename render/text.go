@@ -435,7 +435,11 @@ func (t *textWriter) notices(rep advice.Report) {
 		case "nonfatal-oom-skipped":
 			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d is an out-of-memory error the program caught: it skipped that batch and went on: ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 240)))+". If such batches recur, the largest batches (longest sequences) are the ones that do not fit.")
 		case "pinned-memory-fallback":
-			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d is llama.cpp falling back from pinned to ordinary host memory, a warning, not a failure: ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 160)))+". The buffer report after it names what the memory was for (a KV cache sized by -c / n_ctx, or the model's layers kept on the CPU); if the run stopped there, the lines that follow say why.")
+			after := "The lines after it say what came next."
+			if n.Line >= rep.Lines {
+				after = "The log ends on it: if the run stopped, what stopped it is not in this log."
+			}
+			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d is llama.cpp failing to pin host memory, a warning it follows by allocating an ordinary buffer instead: ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 160)))+". "+after)
 		case "possible-host-kill":
 			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d names the kernel's OOM killer as only one possible cause of a worker's death: ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 160)))+"; `dmesg -T | grep -i kill` on that node, or Ray's raylet log (\"killed due to memory pressure\"), says whether it was.")
 		case "offloaded-to-cpu", "offloaded-to-disk", "bnb-dispatched-to-cpu", "partially-loaded":
