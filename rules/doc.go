@@ -11,7 +11,8 @@
 //
 // One engine (engine.go) scores every culprit the same way: the base rate
 // of the culprit in the failure's prior context plus the fitted log-odds
-// weights of the signals that fired, normalised by a softmax over the
+// weights of the signals that fired (or, when none fired, the culprit's
+// fitted silent shift), normalised by a softmax over the
 // culprits and an explicit "unknown", then calibrated. A culprit without a
 // supported evidence signal is a prior: capped at PriorCap, ranked below
 // every finding with evidence. The weights are data (weights.tsv), fitted

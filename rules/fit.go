@@ -21,8 +21,8 @@ const (
 	fitRate         = 0.5 // step size on the mean gradient per case
 	fitL2Evidence   = 1.0 // strength of the pull back to the declared starts, in cases: evidence
 	fitL2Weak       = 0.5 // … and hypotheses, priors and the unknown class, which must stay modest
+	fitL2Silent     = 4.0 // … and a culprit's shift when it fired nothing, pulled to none
 	uMass           = 0.5
-	fitL2Silent     = 4.0  // … and a culprit's shift when it fired nothing, pulled to none
 	priorSmooth     = 20.0 // pseudo-counts pulling a context's base rates to the global ones
 	priorAcceptable = 0.3  // the share of a case's count its acceptable causes get in the base rates
 )
@@ -116,8 +116,9 @@ func fitPlatt(xs []float64, ys []bool) (a, b float64) {
 const plattL2 = 100.0
 
 // fitScores fits the scores on the cases: base rates per context by
-// smoothed counts, then the signal and unknown-class weights by gradient
-// descent on the cross-entropy against each case's target distribution.
+// smoothed counts, then the signal weights, the unknown class's and each
+// culprit's silent shift by gradient descent on the cross-entropy against
+// each case's target distribution.
 func fitScores(cases []labelled, cs []Culprit) Weights {
 	w := Weights{Signal: map[string]float64{}, Unknown: map[string]float64{}, Prior: fitPriors(cases, cs), Silent: map[string]float64{}, Slope: 1}
 	for _, c := range cs {

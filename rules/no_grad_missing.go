@@ -35,9 +35,10 @@ const (
 )
 
 // autogradPossible reports whether the failing program can record
-// autograd graphs at all: PyTorch, not a native inference runtime (ggml,
-// a Vulkan or ONNX runtime, CTranslate2), which has no autograd to switch
-// off.
+// autograd graphs at all: it runs on PyTorch as parser.OnPyTorch tells
+// (every framework it does not name as another stack) and not on a native
+// inference runtime (ggml, a Vulkan or ONNX runtime, CTranslate2), which
+// has no autograd to switch off.
 func autogradPossible(f *Facts) bool {
 	return parser.OnPyTorch(f.Ev) && !parser.InferenceRuntime(f.Ev.Framework)
 }
