@@ -84,12 +84,13 @@ func checkOtherProcess(f *Facts) *Finding {
 		// it, before this process had allocated anything. In a job of
 		// several ranks it would more likely be the other ranks'
 		// contexts on one device.
+		fd.Title = "The device was full before the program allocated anything"
 		if ev.Variant == parser.VariantContextCreate {
 			fd.fire(otherNoContext)
 		} else {
 			fd.fire(otherCUDAStart)
+			fd.Title = "The device was already held when CUDA started in this process"
 		}
-		fd.Title = "The device was full before the program allocated anything"
 		fd.Explanation = "The CUDA runtime could not even start in this process (its context and first buffers, a few hundred MiB) for lack of memory: whatever holds the device was there before the program placed anything on it — another process, a notebook kernel, a job that did not exit — or the device is in exclusive-process mode and taken."
 		fd.Decide = "which process holds the device: nvidia-smi before the program starts"
 		if strings.Contains(ev.Message, "cnmemInit") {
