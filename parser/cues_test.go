@@ -42,6 +42,8 @@ func TestCueWords(t *testing.T) {
 		text string
 		want bool
 	}{
+		{CueLoad(), "w_4bit, quant_state = bnb.functional.quantize_4bit( _quantize( /site-packages/bitsandbytes/nn/modules.py", true},
+		{CueLoad(), "out = bnb.matmul_4bit(x, self.weight.t(), bias=bias, quant_state=self.weight.quant_state) forward( /site-packages/bitsandbytes/nn/modules.py", false},
 		// optimizer steps
 		{CueOptimizer(), `/site-packages/torch/optim/sgd.py _init_group( state["momentum_buffer"] = None`, true},
 		{CueOptimizer(), `/site-packages/torch/optim/adam.py _fused_adam( torch._fused_adam_(`, true},
