@@ -27,6 +27,13 @@ func writeMarkdown(w io.Writer, rep advice.Report, m *snapshot.Measured) error {
 	markdownMeasured(p, m)
 	if len(rep.Events) == 0 {
 		p("No out-of-memory failure was found in the input.\n")
+		if rep.Context != nil {
+			for _, n := range rep.Context.Notices {
+				if nt, ok := noteFor(n, rep.Lines); ok {
+					p("\n**Note:** %s%s%s\n", mdText(nt.lead), mdCode(nt.quoted), mdText(nt.tail))
+				}
+			}
+		}
 		return b.Flush()
 	}
 	mdFirst(p, rep)

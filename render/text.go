@@ -429,21 +429,8 @@ func (t *textWriter) notices(rep advice.Report) {
 		return
 	}
 	for _, n := range rep.Context.Notices {
-		switch n.ID {
-		case "nonfatal-oom-retry", "triton-out-of-resources", "tf-bfc-nonfatal", "xla-rematerialization":
-			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d is a non-fatal memory warning, not a failure: ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 160))))
-		case "nonfatal-oom-skipped":
-			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d is an out-of-memory error the program caught: it skipped that batch and went on: ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 240)))+". If such batches recur, the largest batches (longest sequences) are the ones that do not fit.")
-		case "pinned-memory-fallback":
-			after := "The lines after it say what came next."
-			if n.Line >= rep.Lines {
-				after = "The log ends on it: if the run stopped, what stopped it is not in this log."
-			}
-			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d is llama.cpp failing to pin host memory, a warning it follows by allocating an ordinary buffer instead: ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 160)))+". "+after)
-		case "possible-host-kill":
-			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d names the kernel's OOM killer as only one possible cause of a worker's death: ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 160)))+"; `dmesg -T | grep -i kill` on that node, or Ray's raylet log (\"killed due to memory pressure\"), says whether it was.")
-		case "offloaded-to-cpu", "offloaded-to-disk", "bnb-dispatched-to-cpu", "partially-loaded":
-			t.para("  ", t.st.warn.Render("note: ")+fmt.Sprintf("line %d says the model did not fit the GPU and was partly placed elsewhere (run `oomdoc explain weights-too-large`): ", n.Line)+t.st.code.Render(SafeLine(clipRunes(n.Text, 160))))
+		if nt, ok := noteFor(n, rep.Lines); ok {
+			t.para("  ", t.st.warn.Render("note: ")+nt.lead+t.st.code.Render(SafeLine(nt.quoted))+nt.tail)
 		}
 	}
 }
