@@ -60,23 +60,10 @@ func isFileName(w string) bool {
 // "fully_sharded_data_parallel.py", another module; a Windows path's
 // separators stand for "/" too.
 func hasFileName(text, w string) bool {
-	for _, v := range []string{w, strings.ReplaceAll(w, "/", `\`)} {
-		for off := 0; ; {
-			i := strings.Index(text[off:], v)
-			if i < 0 {
-				break
-			}
-			i += off
-			if i == 0 || !identByte(text[i-1]) {
-				return true
-			}
-			off = i + 1
-		}
-		if strings.IndexByte(w, '/') < 0 {
-			break
-		}
+	if occursAfter(text, w, identByte) {
+		return true
 	}
-	return false
+	return strings.IndexByte(w, '/') >= 0 && occursAfter(text, strings.ReplaceAll(w, "/", `\`), identByte)
 }
 
 // isCall reports whether w is a call of a plain lower-case name: an
@@ -87,14 +74,18 @@ func isCall(w string) bool {
 
 // hasCall reports whether text calls w's name: w occurs with no letter
 // or digit before it.
-func hasCall(text, w string) bool {
+func hasCall(text, w string) bool { return occursAfter(text, w, alnumByte) }
+
+// occursAfter reports whether w occurs in text at the start or after a
+// byte that is not joined, as joined says, to what follows it.
+func occursAfter(text, w string, joined func(byte) bool) bool {
 	for off := 0; ; {
 		i := strings.Index(text[off:], w)
 		if i < 0 {
 			return false
 		}
 		i += off
-		if i == 0 || !alnumByte(text[i-1]) {
+		if i == 0 || !joined(text[i-1]) {
 			return true
 		}
 		off = i + 1
@@ -297,6 +288,15 @@ func CueCUDAFirstUse() Cue {
 	return Cue{"cuda-first-use", []string{"THCTensorRandom.cu"}}
 }
 
+// CueJobShutdown is a launcher or scheduler saying it sent SIGTERM: a
+// launcher shutting its workers down (torchrun's "Sending process 4242
+// closing signal SIGTERM"), a scheduler's time limit or preemption
+// (Slurm's "CANCELLED AT … DUE TO TIME LIMIT"). A worker terminated beside
+// it was stopped by its job, not by a memory monitor.
+func CueJobShutdown() Cue {
+	return Cue{"job-shutdown", []string{"closing signal SIGTERM", "received signal SIGTERM", "Received SIGTERM", "DUE TO TIME LIMIT", "DUE TO PREEMPTION", "CANCELLED AT"}}
+}
+
 // CueLoadingBar is a loader's progress bar. It stays in the context after
 // loading has finished, so it is no load cue; a host kill that cuts it on
 // its own line happened while loading.
@@ -306,8 +306,8 @@ func CueLoadingBar() Cue {
 
 // Vocabulary lists every named cue: those the phases are read from, the
 // serving engine's, TensorRT's, a native runtime's context set-up and
-// compute buffer, a library's workspace, a loader's progress bar and the
-// CUDA runtime's start-up.
+// compute buffer, a library's workspace, a loader's progress bar, the
+// CUDA runtime's start-up and a job's own shutdown.
 func Vocabulary() []Cue {
-	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing(), CueTensorRT(), CueContextSetup(), CueComputeBuffer(), CueWorkspace(), CueLoadingBar(), CueCUDAInit(), CueCUDAFirstUse()}
+	return []Cue{CueOptimizer(), CueBackward(), CueLoad(), CueData(), CueDecode(), CueGenerate(), CueEval(), CueForward(), CueServing(), CueTensorRT(), CueContextSetup(), CueComputeBuffer(), CueWorkspace(), CueLoadingBar(), CueCUDAInit(), CueCUDAFirstUse(), CueJobShutdown()}
 }

@@ -272,16 +272,13 @@ func (s *scanner) upgrade(p *pending) {
 }
 
 // terminatedByJob reports whether the lines around a worker's SIGTERM
-// name who sent it: a launcher shutting its workers down (torchrun's
-// "Sending process 4242 closing signal SIGTERM"), a scheduler's time limit
-// or preemption (Slurm's "CANCELLED AT … DUE TO TIME LIMIT").
+// name who sent it (CueJobShutdown).
 func terminatedByJob(ev *Event) bool {
+	cue := CueJobShutdown()
 	for _, spans := range [][]Span{ev.ContextLines, ev.Following} {
 		for _, c := range spans {
-			for _, w := range []string{"closing signal SIGTERM", "received signal SIGTERM", "Received SIGTERM", "DUE TO TIME LIMIT", "DUE TO PREEMPTION", "CANCELLED AT"} {
-				if strings.Contains(c.Text, w) {
-					return true
-				}
+			if cue.Matches(c.Text) {
+				return true
 			}
 		}
 	}
